@@ -1,0 +1,151 @@
+"""Typed events that flow one way: speech -> backbone -> floor -> voice and UI.
+
+All times are seconds on the session's clock (audio time for speech events). Events are
+frozen so they can be shared between threads without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+Rect = tuple[float, float, float, float]
+
+
+# --- speech -----------------------------------------------------------------------------
+
+
+class VadKind(str, Enum):
+    SPEECH_ONSET = "speech_onset"
+    SUSTAINED_SPEECH = "sustained_speech"
+    SHORT_SILENCE = "short_silence"
+    LONG_SILENCE = "long_silence"
+
+
+@dataclass(frozen=True)
+class VadEvent:
+    kind: VadKind
+    time: float
+    rms: float = 0.0
+    self_voice: bool = False  # captured while the agent was playing
+
+
+@dataclass(frozen=True)
+class InputLevel:
+    """Per-frame input level; the floor needs RMS to find a real pause."""
+
+    time: float
+    rms: float
+    is_speech: bool
+
+
+@dataclass(frozen=True)
+class WakeEvent:
+    time: float
+    speaker: str | None
+    sample: int
+    score: float
+    source: str = "audio"  # "audio" (openWakeWord) or "text" (transcript fallback)
+
+
+@dataclass(frozen=True)
+class PartialTranscript:
+    speaker: str | None
+    text: str
+    start: float
+    time: float
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A committed utterance of one speaker."""
+
+    speaker: str
+    text: str
+    start: float
+    end: float
+    direct: bool = False
+    index: int = -1
+
+
+@dataclass(frozen=True)
+class SpeakerRenamed:
+    speaker: str
+    name: str
+
+
+# --- backbone ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Citation:
+    sid: int
+    page: int  # 1-based
+    text: str
+    rects: tuple[Rect, ...] = ()
+    keyword: str = ""
+
+
+class InterventionKind(str, Enum):
+    PROACTIVE = "proactive"
+    DIRECT = "direct"
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """Something the agent wants to say, with what it cites and when it was decided."""
+
+    id: str
+    kind: InterventionKind
+    text: str
+    claim: str = ""
+    intent: str = ""  # correct / missing / not_in_paper / answer
+    topic: str = ""
+    citations: tuple[Citation, ...] = ()
+    decided_turn: int = -1
+    generation: int = 0
+    values: tuple[str, ...] = ()  # facts it carries, for the freshness check
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    """A piece of a streamed direct answer; ``seq`` orders deltas of one generation."""
+
+    generation: int
+    seq: int
+    text: str
+    final: bool = False
+    citations: tuple[Citation, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The backbone's verdict on one turn."""
+
+    turn: int
+    action: str  # "speak" or "silent"
+    reason: str
+    intervention: Intervention | None = None
+    claim: str = ""
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+
+# --- floor, voice and UI ----------------------------------------------------------------
+
+
+class AgentState(str, Enum):
+    IDLE = "idle"
+    LISTENING = "listening"
+    THINKING = "thinking"
+    HAND_RAISED = "hand_raised"
+    SPEAKING = "speaking"
+    PAUSED = "paused"
+
+
+@dataclass(frozen=True)
+class PlaybackReceipt:
+    intervention_id: str
+    status: str  # "started", "finished", "stopped", "failed"
+    delivered_seconds: float = 0.0
+    sentence_index: int = 0
+    time: float = 0.0

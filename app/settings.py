@@ -1,0 +1,178 @@
+"""Every tunable parameter of the product, as frozen dataclasses.
+
+Each section belongs to one concern (document, llm, ledger/gate, floor, speech, voice).
+Values are the deployed defaults from the product specification; code never hard-codes
+them, so tests can build variants with ``dataclasses.replace``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Patience(str, Enum):
+    """How long the agent lets the group fix a problem itself (persistence threshold)."""
+
+    ENTHUSIASTIC = "enthusiastic"
+    DEFAULT = "default"
+    DEFERENT = "deferent"
+
+    @property
+    def tau(self) -> int:
+        return {"enthusiastic": 1, "default": 2, "deferent": 3}[self.value]
+
+
+class UtteranceStyle(str, Enum):
+    FULL = "full"
+    PAGE_ONLY = "page_only"
+    OFF = "off"
+
+
+class FloorMode(str, Enum):
+    SPEAK = "speak"
+    HAND_RAISE = "hand_raise"
+
+
+class ContextMode(str, Enum):
+    AUTO = "auto"
+    FULL = "full"
+    FOCUSED = "focused"
+
+
+@dataclass(frozen=True)
+class DocumentSettings:
+    min_sentence_tokens: int = 5
+    max_pages: int = 500
+    max_file_mb: int = 200
+    # Lines repeated on at least this share of pages at the same place are running heads.
+    running_line_min_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class LLMStageSettings:
+    temperature: float
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    context_tokens: int = 16384
+    threads: int | None = None
+    gpu_layers: int = -1
+    seed: int = 7
+    monitor: LLMStageSettings = LLMStageSettings(0.1, 1024)
+    self_repair: LLMStageSettings = LLMStageSettings(0.1, 256)
+    generate: LLMStageSettings = LLMStageSettings(0.7, 256)
+    direct: LLMStageSettings = LLMStageSettings(0.7, 256)
+    context_mode: ContextMode = ContextMode.AUTO
+    focused_top_k: int = 6
+
+
+@dataclass(frozen=True)
+class LedgerSettings:
+    """Claim ledger and gate (SPEC §4)."""
+
+    match_cosine: float = 0.6
+    patience: Patience = Patience.DEFAULT
+    cooldown_turns: int = 6
+    max_rollbacks: int = 2
+    forget_closed_after: int = 3
+    forget_open_after: int = 10
+    near_duplicate_cosine: float = 0.5
+    near_duplicate_window: int = 10
+    transcript_window: int = 10
+    direct_context_turns: int = 8
+    guard_window_turns: int = 3
+    guard_min_token_share: float = 0.6
+
+    @property
+    def tau(self) -> int:
+        return self.patience.tau
+
+
+@dataclass(frozen=True)
+class UtteranceSettings:
+    style: UtteranceStyle = UtteranceStyle.FULL
+    max_words_correction: int = 25
+    max_words_misattribution: int = 20
+    max_sentences_direct: int = 3
+    abstain_text: str = "That isn't covered in the document."
+
+
+BACKCHANNEL_WORDS: frozenset[str] = frozenset(
+    "yeah ok okay m hm hmm hmmm uh huh ha hah haha ah um umhum uhhuh right nice good fine "
+    "oh really god hey so well all cool wow yep yo eh sure gotcha and yes ow yum sign "
+    "laugh shoot".split()
+)
+
+
+@dataclass(frozen=True)
+class FloorSettings:
+    """Interaction timings (SPEC §5), all in seconds."""
+
+    mode: FloorMode = FloorMode.SPEAK
+    release_silence: float = 2.0
+    release_rms: float = 0.004
+    release_rms_hold: float = 0.35
+    barge_in_sustained: float = 0.5
+    replay_full_below: float = 2.0
+    resume_below: float = 5.0
+    resume_prefix: str = "To finish my response,"
+    permission_join: float = 1.5
+    permission_span: float = 3.0
+    permission_wait: float = 0.4
+    hand_timeout: float = 60.0
+    wake_overlap: float = 0.3
+    wake_bind_within: float = 5.0
+    wake_expire: float = 20.0
+    wake_only_max_tokens: int = 3
+    wake_only_max_seconds: float = 2.5
+    wake_grace: float = 5.0
+    continuation_within: float = 4.5
+    continuation_cap: float = 30.0
+    speculative_after: float = 0.5
+    glyph_listening_timeout: float = 30.0
+    glyph_thinking_timeout: float = 15.0
+    glyph_debounce: float = 0.25
+    backchannel_max_words: int = 4
+
+
+@dataclass(frozen=True)
+class SpeechSettings:
+    """Speech module (SPEC §5 speech events, §6)."""
+
+    sample_rate: int = 16000
+    frame_samples: int = 512
+    vad_threshold: float = 0.5
+    sustained_speech: float = 0.5
+    sustained_hangover: float = 0.5
+    short_silence: float = 0.5
+    long_silence: float = 2.0
+    turn_end_silence: float = 0.5
+    turn_watchdog: float = 0.7
+    wake_threshold: float = 0.5
+    asr_model: str = "tiny.en"
+    asr_no_speech_threshold: float = 0.6
+    asr_compression_ratio_threshold: float = 2.4
+    speaker_match_cosine: float = 0.5
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    engine: str = "kokoro"
+    voice: str = "af_heart"
+    speed: float = 1.0
+    sample_rate: int = 24000
+    block_seconds: float = 0.02
+
+
+@dataclass(frozen=True)
+class Settings:
+    document: DocumentSettings = field(default_factory=DocumentSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    ledger: LedgerSettings = field(default_factory=LedgerSettings)
+    utterance: UtteranceSettings = field(default_factory=UtteranceSettings)
+    floor: FloorSettings = field(default_factory=FloorSettings)
+    speech: SpeechSettings = field(default_factory=SpeechSettings)
+    voice: VoiceSettings = field(default_factory=VoiceSettings)

@@ -1,0 +1,32 @@
+"""Shared test configuration: offline hub, offscreen Qt, and the shared data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("JARVIS_SHARED", REPO.parent / "shared"))
+
+
+def shared_path(relative: str) -> Path:
+    """A path under the shared data folder, or skip the test when it is absent."""
+    path = SHARED / relative
+    if not path.exists():
+        pytest.skip(f"needs ../shared data: {relative} is absent")
+    return path
+
+
+@pytest.fixture
+def shared() -> type:
+    class _Shared:
+        root = SHARED
+        path = staticmethod(shared_path)
+
+    return _Shared
