@@ -136,6 +136,13 @@ class FloorSettings:
     glyph_thinking_timeout: float = 15.0
     glyph_debounce: float = 0.25
     backchannel_max_words: int = 4
+    # Freshness before playback (SPEC §7).
+    freshness_value_share: float = 0.6  # content words of a value a turn must carry
+    freshness_drift_turns: int = 3  # this many off-topic turns in a row = moved on
+    freshness_topic_similarity: float = 0.2  # below this (lexical overlap) = off topic
+    # An interrupted intervention is recovered at most this many times.
+    max_recoveries: int = 2
+    turn_history: int = 50
 
 
 @dataclass(frozen=True)
