@@ -1,0 +1,186 @@
+"""``jarvis replay`` and ``jarvis qa``: run the benchmark sets and write their reports."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: Any) -> None:
+    replay = subparsers.add_parser(
+        "replay", help="replay a benchmark set turn by turn and score the interventions"
+    )
+    replay.add_argument("set_dir", type=Path, help="benchmark set folder (with manifest.json)")
+    _common(replay)
+    replay.add_argument("--patience", choices=["enthusiastic", "default", "deferent"])
+    replay.add_argument(
+        "--no-deference", action="store_true", help="no gate and no self-repair (the ablation)"
+    )
+    replay.add_argument("--documents", help="comma-separated document folders, e.g. d01,d02")
+    replay.add_argument(
+        "--attribution-threshold",
+        type=float,
+        default=None,
+        help="claim similarity needed to attribute an intervention to an event",
+    )
+    replay.add_argument(
+        "--similarity",
+        choices=["minilm", "lexical"],
+        default="minilm",
+        help="claim similarity for attribution (lexical loads no model)",
+    )
+    replay.set_defaults(handler=run_replay_command)
+
+    qa = subparsers.add_parser("qa", help="ask a direct-QA set and score the answers")
+    qa.add_argument("qa_file", type=Path, help="JSONL of {id, document, question, gold, ...}")
+    _common(qa)
+    qa.add_argument("--root", type=Path, help="folder the items' document paths start from")
+    qa.set_defaults(handler=run_qa_command)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument("--model", help="model name, .gguf path or http://host:port/v1 URL")
+    parser.add_argument("--limit", type=int, help="at most N turns per conversation (items)")
+    parser.add_argument("--context-mode", choices=["auto", "full", "focused"])
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="score the run already in --out without running a model",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def build_settings(args: argparse.Namespace) -> Any:
+    """Product settings with the command's overrides."""
+    from app.settings import ContextMode, Patience, Settings
+
+    settings = Settings()
+    ledger, llm = settings.ledger, settings.llm
+    if getattr(args, "patience", None):
+        ledger = dataclasses.replace(ledger, patience=Patience(args.patience))
+    if getattr(args, "no_deference", False):
+        if "deference" not in {f.name for f in dataclasses.fields(ledger)}:
+            raise _UserError(
+                "This build's backbone has no switch for deference (gate and "
+                "self-repair); --no-deference is unavailable."
+            )
+        ledger = dataclasses.replace(ledger, deference=False)  # type: ignore[call-arg]
+    if getattr(args, "context_mode", None):
+        llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
+    return dataclasses.replace(settings, ledger=ledger, llm=llm)
+
+
+class _UserError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.user_message = message
+
+
+def _guarded(handler: Any) -> Any:
+    """Typed errors with a user message end the command with that message, not a trace."""
+
+    @functools.wraps(handler)
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return int(handler(args))
+        except KeyboardInterrupt:
+            print("Interrupted; the lines written so far are kept.", file=sys.stderr)
+            return 130
+        except Exception as exc:
+            message = getattr(exc, "user_message", None)
+            if message is None:
+                raise
+            print(f"jarvis {args.command}: {message}", file=sys.stderr)
+            return 2
+
+    return wrapper
+
+
+def _minilm_similarity() -> Any:
+    from app.embedding import get_embedder
+
+    return functools.lru_cache(maxsize=4096)(get_embedder().cosine)
+
+
+@_guarded
+def run_replay_command(args: argparse.Namespace) -> int:
+    from app.eval.dataset import read_set
+    from app.eval.records import read_decisions
+    from app.eval.replay import replay
+    from app.eval.report import write_replay_report
+    from app.eval.scoring import ScoringSettings, lexical_similarity, score_replay
+
+    only = [d.strip() for d in args.documents.split(",")] if args.documents else None
+    benchmark = read_set(args.set_dir, only)
+    settings = build_settings(args)
+    if args.rescore:
+        decisions = read_decisions(args.out / "decisions.jsonl")
+    else:
+        factory = backbone_factory(args.model, settings)
+        try:
+            decisions = replay(benchmark, args.out, factory, args.limit, not args.no_progress)
+        finally:
+            factory.close()
+    similarity = lexical_similarity if args.similarity == "lexical" else _minilm_similarity()
+    scoring = ScoringSettings()
+    if args.attribution_threshold is not None:
+        scoring = dataclasses.replace(scoring, attribution_threshold=args.attribution_threshold)
+    report = score_replay(benchmark, decisions, similarity, scoring)
+    meta = {
+        "set": benchmark.name, "model": args.model or "default",
+        "patience": settings.ledger.patience.value, "deference": not args.no_deference,
+        "context_mode": settings.llm.context_mode.value, "limit": args.limit,
+        "similarity": args.similarity, "attribution_threshold": scoring.attribution_threshold,
+    }  # fmt: skip
+    write_replay_report(report, args.out, meta)
+    print((args.out / "report.md").read_text(encoding="utf-8"))
+    return 0
+
+
+@_guarded
+def run_qa_command(args: argparse.Namespace) -> int:
+    from app.eval.dataset import read_qa
+    from app.eval.qa import read_qa_records, run_qa, summarise_qa
+    from app.eval.report import write_qa_report
+
+    items = read_qa(args.qa_file, args.root)[: args.limit]
+    settings = build_settings(args)
+    if args.rescore:
+        records = read_qa_records(args.out / "qa.jsonl")
+    else:
+        factory = backbone_factory(args.model, settings)
+        try:
+            records = run_qa(
+                items, args.out, factory, settings.utterance.abstain_text, not args.no_progress
+            )
+        finally:
+            factory.close()
+    summary = summarise_qa(records)
+    latencies = {
+        "TTFT": [r.ttft_ms for r in records if r.ttft_ms is not None],
+        "total": [r.total_ms for r in records if r.action != "error"],
+    }
+    meta = {
+        "file": args.qa_file.name,
+        "model": args.model or "default",
+        "limit": args.limit,
+        "context_mode": settings.llm.context_mode.value,
+    }
+    write_qa_report(summary, latencies, args.out, meta)
+    print((args.out / "report.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def backbone_factory(model: str | None, settings: Any) -> Any:
+    """The backbone factory a run uses; tests swap this for a scripted one."""
+    from app.eval.factory import ModelBackboneFactory
+
+    return ModelBackboneFactory(model, settings)

@@ -1,0 +1,86 @@
+"""One line of ``decisions.jsonl``: the backbone's verdict on one replayed turn."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.eval.dataset import BenchmarkFormatError
+
+FIELDS = (
+    "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
+    "quote", "claim", "reason", "latency_ms",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    document: str
+    conversation: str
+    turn: int
+    action: str  # "speak" or "silent"
+    kind: str = ""  # "proactive" / "direct"; "" when silent
+    text: str = ""
+    page: int | None = None
+    quote_sids: tuple[int, ...] = ()
+    quote: str = ""
+    claim: str = ""
+    reason: str = ""
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def spoke(self) -> bool:
+        return self.action == "speak"
+
+    @property
+    def total_latency_ms(self) -> float:
+        return float(sum(self.latency_ms.values()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "document": self.document,
+            "conversation": self.conversation,
+            "turn": self.turn,
+            "action": self.action,
+            "kind": self.kind,
+            "text": self.text,
+            "page": self.page,
+            "quote_sids": list(self.quote_sids),
+            "quote": self.quote,
+            "claim": self.claim,
+            "reason": self.reason,
+            "latency_ms": {k: round(float(v), 1) for k, v in self.latency_ms.items()},
+        }
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any]) -> DecisionRecord:
+        page = record.get("page")
+        latency = record.get("latency_ms") or {}
+        return cls(
+            document=str(record["document"]),
+            conversation=str(record["conversation"]),
+            turn=int(record["turn"]),
+            action=str(record.get("action") or "silent"),
+            kind=str(record.get("kind") or ""),
+            text=str(record.get("text") or ""),
+            page=page if isinstance(page, int) else None,
+            quote_sids=tuple(int(s) for s in record.get("quote_sids") or ()),
+            quote=str(record.get("quote") or ""),
+            claim=str(record.get("claim") or ""),
+            reason=str(record.get("reason") or ""),
+            latency_ms={str(k): float(v) for k, v in latency.items()},
+        )
+
+
+def read_decisions(path: Path) -> list[DecisionRecord]:
+    records = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(DecisionRecord.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BenchmarkFormatError(f"{path}:{number}: bad decision line ({exc})") from exc
+    return records

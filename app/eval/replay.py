@@ -1,0 +1,161 @@
+"""Turn-by-turn replay of benchmark conversations through a backbone.
+
+Each conversation gets a fresh backbone; every turn waits for its verdict before the
+next one is fed, and each verdict is written to ``decisions.jsonl`` at once (flushed),
+so an interrupted run keeps what it decided. A spoken intervention is reported back as
+delivered, as the playback layer would, so the backbone's transcript holds it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Protocol
+
+from app.eval.dataset import BenchmarkSet, ScriptTurn
+from app.eval.records import DecisionRecord
+from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
+
+log = logging.getLogger(__name__)
+
+SPEECH_WORDS_PER_SECOND = 2.7
+
+
+class ReplayBackbone(Protocol):
+    """The part of ``app.backbone.Backbone`` the evaluator drives."""
+
+    def on_turn(self, turn: Turn) -> Decision: ...
+
+    def answer_direct(
+        self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
+    ) -> Intervention: ...
+
+    def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None: ...
+
+
+BackboneFactory = Callable[[Path], ReplayBackbone]  # document path -> fresh backbone
+
+
+def to_turn(script: ScriptTurn, previous_end: float) -> Turn:
+    """The product's Turn for a script line; missing times continue from the last turn."""
+    start = script.start if script.start is not None else previous_end
+    duration = max(len(script.text.split()) / SPEECH_WORDS_PER_SECOND, 0.5)
+    end = script.end if script.end is not None else start + duration
+    return Turn(script.speaker, script.text, start, end, script.direct, script.turn)
+
+
+def intervention_fields(intervention: Intervention | None) -> dict[str, object]:
+    """text/kind/page/quote fields of a decision line, from what the agent said."""
+    if intervention is None:
+        return {}
+    cites = intervention.citations
+    return {
+        "kind": intervention.kind.value,
+        "text": intervention.text,
+        "page": cites[0].page if cites else None,
+        "quote_sids": tuple(c.sid for c in cites),
+        "quote": " ".join(c.text for c in cites),
+    }
+
+
+def record_decision(document: str, conversation: str, decision: Decision) -> DecisionRecord:
+    intervention = decision.intervention
+    claim = decision.claim or (intervention.claim if intervention else "")
+    return DecisionRecord(
+        document=document, conversation=conversation, turn=decision.turn,
+        action=decision.action, claim=claim, reason=decision.reason,
+        latency_ms=dict(decision.latency_ms),
+        **intervention_fields(intervention),  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def deliver(backbone: ReplayBackbone, intervention: Intervention, turn: Turn) -> None:
+    seconds = len(intervention.text.split()) / SPEECH_WORDS_PER_SECOND
+    receipt = PlaybackReceipt(intervention.id, "finished", seconds, 0, turn.end + seconds)
+    backbone.on_delivered(intervention, receipt)
+
+
+def feed_turn(
+    backbone: ReplayBackbone, document: str, conversation: str, turn: Turn
+) -> DecisionRecord:
+    """One turn through the backbone; a failure becomes a silent line with its reason."""
+    try:
+        if turn.direct:
+            started = time.perf_counter()
+            answer = backbone.answer_direct(turn)
+            elapsed = (time.perf_counter() - started) * 1000
+            decision = Decision(
+                turn.index,
+                "speak" if answer.text else "silent",
+                "direct",
+                answer,
+                answer.claim,
+                {"direct": elapsed},
+            )
+        else:
+            decision = backbone.on_turn(turn)
+    except Exception as exc:  # noqa: BLE001 - one bad turn must not end a long run
+        log.warning("%s/%s turn %d failed: %s", document, conversation, turn.index, exc)
+        return DecisionRecord(
+            document,
+            conversation,
+            turn.index,
+            "silent",
+            reason=f"error: {type(exc).__name__}: {exc}",
+        )
+    if decision.action == "speak" and decision.intervention is not None:
+        deliver(backbone, decision.intervention, turn)
+    return record_decision(document, conversation, decision)
+
+
+@contextmanager
+def _progress(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit="turn", disable=not enabled, dynamic_ncols=True) as bar:
+        yield lambda: bar.update(1)
+
+
+def replay(
+    benchmark: BenchmarkSet,
+    out_dir: Path,
+    factory: BackboneFactory,
+    limit: int | None = None,
+    progress: bool = True,
+) -> list[DecisionRecord]:
+    """Replay every conversation; writes and returns the decisions."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    total = sum(len(c.turns[:limit]) for d in benchmark.documents for c in d.conversations)
+    records: list[DecisionRecord] = []
+    with (
+        (out_dir / "decisions.jsonl").open("w", encoding="utf-8") as sink,
+        _progress(total, progress) as step,
+    ):
+        for case in benchmark.documents:
+            for conversation in case.conversations:
+                backbone = factory(case.document)
+                previous_end = 0.0
+                for script in conversation.turns[:limit]:
+                    turn = to_turn(script, previous_end)
+                    previous_end = turn.end
+                    record = feed_turn(backbone, case.name, conversation.name, turn)
+                    _write(sink, record)
+                    records.append(record)
+                    step()
+                _close(backbone)
+    return records
+
+
+def _write(sink: IO[str], record: DecisionRecord) -> None:
+    sink.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+    sink.flush()
+
+
+def _close(backbone: object) -> None:
+    close = getattr(backbone, "close", None)
+    if callable(close):
+        close()

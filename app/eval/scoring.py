@@ -1,0 +1,331 @@
+"""Replay scoring (BENCHMARK.md "Scoring"): pure functions over events and decisions.
+
+The only model-dependent piece, the claim similarity used for attribution, is injected;
+the product uses MiniLM cosine (``app.embedding``), and ``lexical_similarity`` serves
+where no model should load.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.eval.dataset import BenchmarkSet, Conversation, Event
+from app.eval.records import DecisionRecord
+from app.eval.text import canonical_tokens, contains_any, is_abstention
+from app.settings import BACKCHANNEL_WORDS, FloorSettings
+
+Similarity = Callable[[str, str], float]
+
+SPEECH_DUE = ("gap", "wrong", "misattribution")
+SILENCE_DUE = ("self_correction", "resolved_question")
+TYPE_ORDER = ("gap", "wrong", "misattribution", "self_correction", "resolved_question",
+              "unanswerable")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """Evaluator parameters (the window is BENCHMARK.md's; the threshold is ours)."""
+
+    window_turns: int = 5
+    attribution_threshold: float = 0.4
+    backchannel_max_words: int = FloorSettings().backchannel_max_words
+
+
+@dataclass(frozen=True)
+class EventOutcome:
+    event_id: str
+    document: str
+    conversation: str
+    type: str
+    covered: bool  # the replay reached the end of the event's window
+    spoke_turns: tuple[int, ...] = ()  # attributed interventions, window and before
+    addressed: bool = False
+    correct: bool | None = None  # of the first intervention inside the window
+    interrupted: bool | None = None  # self_correction only
+    fabricated: bool | None = None  # unanswerable only
+    good: bool = False
+    turns_from_onset: int | None = None
+
+
+@dataclass(frozen=True)
+class TypeSummary:
+    type: str
+    events: int
+    addressed_pct: float | None
+    correct_when_spoken_pct: float | None
+    good_pct: float | None
+    interrupted_pct: float | None
+    fabricated_pct: float | None
+    within_2_turns_pct: float | None
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    p50_ms: float | None
+    p95_ms: float | None
+    mean_ms: float | None
+    stages: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    types: tuple[TypeSummary, ...]
+    outcomes: tuple[EventOutcome, ...]
+    histogram: dict[str, dict[int, int]]
+    ordinary_turns: int
+    unprompted: int
+    unprompted_per_100: float | None
+    interventions: int
+    latency: LatencySummary
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "types": [vars(t) for t in self.types],
+            "turns_from_onset": {
+                k: {str(o): n for o, n in v.items()} for k, v in self.histogram.items()
+            },
+            "ordinary_turns": self.ordinary_turns,
+            "interventions": self.interventions,
+            "unprompted": self.unprompted,
+            "unprompted_per_100_turns": self.unprompted_per_100,
+            "latency_ms": vars(self.latency),
+            "events": [vars(o) | {"spoke_turns": list(o.spoke_turns)} for o in self.outcomes],
+        }
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def lexical_similarity(a: str, b: str) -> float:
+    """Model-free claim similarity: share of the shorter side's content words in the other."""
+    sa, sb = _content_words(a), _content_words(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / min(len(sa), len(sb))
+
+
+_FUNCTION_WORDS = frozenset(
+    "of to in on for and or by with from at as is are was were be this that it its they their "
+    "about paper document what which how many much does do did".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    return {t for t in canonical_tokens(text) if t not in _FUNCTION_WORDS}
+
+
+def is_backchannel(text: str, max_words: int = FloorSettings().backchannel_max_words) -> bool:
+    """A short turn made only of acknowledgement words ("Mm-hm.", "Yeah, right.")."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if not words or len(words) > max_words:
+        return False
+    return all(
+        w in BACKCHANNEL_WORDS or re.sub(r"(.)\1+", r"\1", w) in BACKCHANNEL_WORDS for w in words
+    )
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default), ``q`` in 0..100."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def _pct(numerator: int, denominator: int) -> float | None:
+    return round(100 * numerator / denominator, 1) if denominator else None
+
+
+def _window_end(event: Event, settings: ScoringSettings) -> int:
+    return event.window_start + settings.window_turns
+
+
+# --- attribution --------------------------------------------------------------------------
+
+
+def attribute(
+    spoken: Iterable[DecisionRecord],
+    events: Sequence[Event],
+    similarity: Similarity,
+    settings: ScoringSettings,
+) -> tuple[dict[str, list[DecisionRecord]], list[DecisionRecord]]:
+    """Assign each intervention to the most similar event whose range holds its turn."""
+    by_event: dict[str, list[DecisionRecord]] = {e.id: [] for e in events}
+    unprompted: list[DecisionRecord] = []
+    for decision in spoken:
+        best: tuple[float, Event] | None = None
+        for event in events:
+            if not event.onset_turn <= decision.turn <= _window_end(event, settings):
+                continue
+            score = max(
+                similarity(decision.text, event.claim),
+                similarity(decision.claim, event.claim) if decision.claim else 0.0,
+            )
+            if score >= settings.attribution_threshold and (best is None or score > best[0]):
+                best = (score, event)
+        if best is None:
+            unprompted.append(decision)
+        else:
+            by_event[best[1].id].append(decision)
+    return by_event, unprompted
+
+
+def _speech_correct(event: Event, text: str) -> bool:
+    if event.gold_values:
+        return contains_any(text, event.gold_values)
+    return is_abstention(text)  # misattribution / unanswerable: "the document doesn't say"
+
+
+def score_event(
+    event: Event, document: str, attributed: Sequence[DecisionRecord], covered: bool
+) -> EventOutcome:
+    before = [d for d in attributed if d.turn < event.window_start]
+    inside = [d for d in attributed if d.turn >= event.window_start]
+    first = inside[0] if inside else None
+    correct = _speech_correct(event, first.text) if first else None
+    interrupted = bool(before) if event.type == "self_correction" else None
+    fabricated = (
+        any(not is_abstention(d.text) for d in attributed) if event.type == "unanswerable" else None
+    )
+    if event.type in SPEECH_DUE:
+        good = bool(correct)
+    elif event.type in SILENCE_DUE:
+        good = not attributed
+    else:
+        good = not fabricated
+    return EventOutcome(
+        event_id=event.id, document=document, conversation=event.conversation,
+        type=event.type, covered=covered, spoke_turns=tuple(d.turn for d in attributed),
+        addressed=first is not None, correct=correct, interrupted=interrupted,
+        fabricated=fabricated, good=good,
+        turns_from_onset=first.turn - event.onset_turn if first else None,
+    )  # fmt: skip
+
+
+# --- aggregation --------------------------------------------------------------------------
+
+
+def summarise_type(kind: str, outcomes: Sequence[EventOutcome]) -> TypeSummary:
+    addressed = [o for o in outcomes if o.addressed]
+    quick = [o for o in addressed if o.turns_from_onset is not None and o.turns_from_onset <= 2]
+    return TypeSummary(
+        type=kind,
+        events=len(outcomes),
+        addressed_pct=_pct(len(addressed), len(outcomes)),
+        correct_when_spoken_pct=_pct(sum(bool(o.correct) for o in addressed), len(addressed)),
+        good_pct=_pct(sum(o.good for o in outcomes), len(outcomes)),
+        interrupted_pct=(
+            _pct(sum(bool(o.interrupted) for o in outcomes), len(outcomes))
+            if kind == "self_correction"
+            else None
+        ),
+        fabricated_pct=(
+            _pct(sum(bool(o.fabricated) for o in outcomes), len(outcomes))
+            if kind == "unanswerable"
+            else None
+        ),
+        within_2_turns_pct=_pct(len(quick), len(addressed)),
+    )
+
+
+def summarise_latency(decisions: Sequence[DecisionRecord]) -> LatencySummary:
+    totals = [d.total_latency_ms for d in decisions if d.latency_ms]
+    stages: dict[str, list[float]] = {}
+    for d in decisions:
+        for stage, ms in d.latency_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    grand = sum(totals) or 1.0
+    return LatencySummary(
+        p50_ms=_round(percentile(totals, 50)),
+        p95_ms=_round(percentile(totals, 95)),
+        mean_ms=_round(sum(totals) / len(totals)) if totals else None,
+        stages={
+            name: {
+                "calls": len(values),
+                "p50_ms": _round(percentile(values, 50)) or 0.0,
+                "p95_ms": _round(percentile(values, 95)) or 0.0,
+                "share_pct": round(100 * sum(values) / grand, 1),
+            }
+            for name, values in sorted(stages.items())
+        },
+    )
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _conversation_reach(decisions: Sequence[DecisionRecord]) -> int:
+    return max((d.turn for d in decisions), default=-1)
+
+
+def score_replay(
+    benchmark: BenchmarkSet,
+    decisions: Sequence[DecisionRecord],
+    similarity: Similarity,
+    settings: ScoringSettings | None = None,
+) -> ReplayReport:
+    """Score ``decisions`` against every event of ``benchmark`` the replay reached."""
+    settings = settings or ScoringSettings()
+    outcomes: list[EventOutcome] = []
+    unprompted: list[DecisionRecord] = []
+    ordinary = 0
+    for case in benchmark.documents:
+        for conversation in case.conversations:
+            mine = sorted(
+                (
+                    d
+                    for d in decisions
+                    if d.document == case.name and d.conversation == conversation.name
+                ),
+                key=lambda d: d.turn,
+            )
+            ordinary += _ordinary_turns(conversation, {d.turn for d in mine}, settings)
+            events = [e for e in case.events if e.conversation == conversation.name]
+            spoken = [d for d in mine if d.spoke and d.kind != "direct"]
+            by_event, loose = attribute(spoken, events, similarity, settings)
+            unprompted.extend(loose)
+            reach = _conversation_reach(mine)
+            last = conversation.turns[-1].turn if conversation.turns else -1
+            for event in events:
+                covered = reach >= min(_window_end(event, settings), last)
+                outcomes.append(score_event(event, case.name, by_event[event.id], covered))
+    scored = [o for o in outcomes if o.covered]
+    kinds = [k for k in TYPE_ORDER if any(o.type == k for o in scored)]
+    histogram = {
+        k: dict(
+            sorted(
+                Counter(
+                    o.turns_from_onset
+                    for o in scored
+                    if o.type == k and o.turns_from_onset is not None
+                ).items()
+            )
+        )
+        for k in kinds
+    }
+    return ReplayReport(
+        types=tuple(summarise_type(k, [o for o in scored if o.type == k]) for k in kinds),
+        outcomes=tuple(outcomes),
+        histogram=histogram,
+        ordinary_turns=ordinary,
+        unprompted=len(unprompted),
+        unprompted_per_100=_pct(len(unprompted), ordinary),
+        interventions=sum(d.spoke for d in decisions),
+        latency=summarise_latency(decisions),
+    )
+
+
+def _ordinary_turns(conversation: Conversation, decided: set[int], s: ScoringSettings) -> int:
+    return sum(
+        1
+        for t in conversation.turns
+        if t.turn in decided and not is_backchannel(t.text, s.backchannel_max_words)
+    )
