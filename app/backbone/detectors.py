@@ -1,0 +1,254 @@
+"""Deterministic detectors that propose a verdict for the monitor to confirm or reject.
+
+A detector reads the utterance, the previous turns and the retrieved sentences; it never
+makes the agent speak by itself (the monitor must confirm it, then gate and grounded
+generation still decide). Each proposal carries the document's value and sentence IDs, so
+the model does not have to find the evidence alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from app.backbone.numbers import Quantity, quantities, word_numbers_to_digits
+from app.backbone.text import content_tokens, is_question, reports_failed_recall, words
+
+
+@dataclass(frozen=True)
+class Proposal:
+    detector: str  # "number", "name", "unsupported", "open_question"
+    status: str
+    claim: str
+    predicted_answer: str
+    sids: tuple[int, ...]
+    key: str
+    note: str  # one line for the monitor prompt
+
+
+class SentenceLike:  # structural: app.document.Sentence
+    sid: int
+    text: str
+
+
+class DocumentFacts:
+    """Per-document lookups computed once: quantities per sentence, words, names."""
+
+    def __init__(self, sentences: Sequence[SentenceLike]):
+        self.sentences = {s.sid: s for s in sentences}
+        self._text = " ".join(s.text for s in sentences)
+
+    @cached_property
+    def quantities(self) -> dict[int, list[Quantity]]:
+        return {sid: quantities(s.text) for sid, s in self.sentences.items()}
+
+    @cached_property
+    def lower(self) -> str:
+        return self._text.lower()
+
+    @cached_property
+    def vocabulary(self) -> set[str]:
+        return set(content_tokens(self._text))
+
+    def supports_quantity(self, q: Quantity) -> bool:
+        """The document states this value somewhere (a restatement, not a swap)."""
+        return any(
+            q.same_value(d) and q.percent == d.percent
+            for qs in self.quantities.values()
+            for d in qs
+        )
+
+    def mentions(self, term: str) -> bool:
+        """The term, or the head of a compound ("Wikipedia" of "Wikipedia-derived")."""
+        parts = [term, *[p for p in re.split(r"[-/]", term) if len(p) >= 3][:1]]
+        return any(
+            re.search(rf"(?<![a-z0-9]){re.escape(p.lower())}", self.lower) for p in parts
+        )
+
+    def frequency(self, term: str) -> int:
+        return self.lower.count(term.lower())
+
+
+MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
+NAME_SHARED_WORDS = 3
+
+_ATTRIBUTION = re.compile(
+    r"\b(they|the authors|the paper|this paper|the study|this study|in this (paper|study))"
+    r"\b.{0,40}\b(ran|run|found|find|show|showed|shows|report|reported|reports|did|do|"
+    r"also|measured|got|achieved|say|says|said|claim|claimed|demonstrate|demonstrated)\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"(?<![\w'])([A-Z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*)")
+_COMMON_CAPS = frozenset(
+    "i i'm i'd i've i'll okay ok so yeah yes no right and but oh um uh well then the a an "
+    "they we you it this that what which who how why when where wait sorry hm hmm mm mm-hm "
+    "actually anyway also is are was were do does did not monday tuesday wednesday thursday "
+    "friday saturday sunday table figure section page".split()
+)
+_QUANTITY_QUESTION = re.compile(
+    r"\bhow (many|much|long|big|large|often|fast)\b|\bwhat (number|size|percentage|share|"
+    r"fraction|proportion)\b|\b(length|size|count|number|amount|duration)\b",
+    re.IGNORECASE,
+)
+
+
+def _shared(a: str, b: str) -> set[str]:
+    return set(content_tokens(a)) & set(content_tokens(b))
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised terms: mid-sentence, or name-shaped anywhere ("PDFBox", "ACE2")."""
+    found = []
+    for match in _NAME.finditer(text):
+        term = match.group(1)
+        if term.lower() in _COMMON_CAPS or len(term) < 3:
+            continue
+        before = text[: match.start()].rstrip()
+        initial = not before or before[-1] in ".!?\"'"
+        shaped = any(c.isupper() or c.isdigit() for c in term[1:])
+        if initial and not shaped:
+            continue
+        found.append(term)
+    return found
+
+
+def _negated(text: str, raw: str) -> bool:
+    """The speaker names the value only to reject it ("not twelve", "not 486")."""
+    normal = word_numbers_to_digits(text.lower())
+    return re.search(rf"\b(not|no|isn'?t|wasn'?t)\s+(about\s+)?{re.escape(raw.lower())}",
+                     normal) is not None
+
+
+def number_mismatch(
+    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
+) -> list[Proposal]:
+    """A quantity the document contradicts for the same counted thing."""
+    out: list[Proposal] = []
+    for q in quantities(utterance):
+        if q.year or facts.supports_quantity(q) or _negated(utterance, q.raw):
+            continue  # the document states this value somewhere: a correct restatement
+        for sentence in candidates:
+            for d in facts.quantities.get(sentence.sid, []):
+                if not q.compatible(d) or q.same_value(d):
+                    continue
+                shared = _shared(utterance, sentence.text) - set(q.nouns) - {
+                    t for t in content_tokens(utterance) if t[0].isdigit()
+                }
+                if len(shared) < MIN_SHARED_WORDS:
+                    continue
+                thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
+                out.append(Proposal(
+                    "number", "incorrect_info", f"the {thing} value", d.raw, (sentence.sid,),
+                    key=f"qty {thing} " + " ".join(sorted(shared)[:4]),
+                    note=f'the utterance says "{q.raw}" but [S{sentence.sid}] says "{d.raw}"',
+                ))
+                break
+            if out:
+                return out
+    return out
+
+
+def name_mismatch(
+    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
+) -> list[Proposal]:
+    """A named tool/dataset/method absent from the document where a retrieved sentence
+    names a different one in the same setting."""
+    absent = [n for n in _names(utterance) if not facts.mentions(n)]
+    if not absent:
+        return []
+    said = {w.lower() for w in _names(utterance)}
+    for sentence in candidates:
+        if len(_shared(utterance, sentence.text)) < NAME_SHARED_WORDS:
+            continue
+        others = [n for n in _names(sentence.text) if n.lower() not in said]
+        if others:
+            wrong, right = absent[0], min(others, key=facts.frequency)
+            return [Proposal(
+                "name", "incorrect_info", f"the {wrong} named in the discussion", right,
+                (sentence.sid,), key=f"name {wrong.lower()}",
+                note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
+            )]
+    return []
+
+
+def unsupported_finding(
+    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
+) -> list[Proposal]:
+    """A specific result attributed to the paper that the document nowhere states."""
+    if not _ATTRIBUTION.search(utterance) or is_question(utterance):
+        return []
+    missing_numbers = [q for q in quantities(utterance) if not q.year and
+                       not facts.supports_quantity(q)]
+    missing_names = [n for n in _names(utterance) if not facts.mentions(n)]
+    missing_words = [w for w in set(content_tokens(utterance)) if len(w) > 5 and
+                     not w[0].isdigit() and w not in facts.vocabulary]
+    specific = len(missing_numbers) + len(missing_names) + min(len(missing_words), 2)
+    if not missing_numbers and not missing_names or specific < 2:
+        return []
+    if any(len(_shared(utterance, s.text)) >= NAME_SHARED_WORDS + 1 for s in candidates[:2]):
+        return []  # the document talks about exactly this: leave it to the other checks
+    what = (missing_names or [q.raw for q in missing_numbers])[0]
+    return [Proposal(
+        "unsupported", "not_in_paper", "a finding attributed to the document", "", (),
+        key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
+        note=f'"{what}" appears nowhere in the document',
+    )]
+
+
+def open_question(
+    utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
+    facts: DocumentFacts,
+) -> list[Proposal]:
+    """A question about the document in a previous turn that the next turn(s) left open."""
+    if not previous:
+        return []
+    asked = next((p for p in reversed(previous) if is_question(p)), "")
+    if not asked or is_question(utterance) or not candidates:
+        return []
+    question = _last_question(asked)
+    new_words = set(content_tokens(utterance)) - set(content_tokens(asked))
+    if not reports_failed_recall(utterance) and len(new_words) > 2:
+        return []  # somebody answered or the talk moved on with substance
+    best = candidates[0]
+    if _QUANTITY_QUESTION.search(question):
+        qwords = set(content_tokens(question))
+        fits = [
+            s for s in candidates[:3]
+            if any(d.percent or (d.nouns & qwords) for d in facts.quantities.get(s.sid, []))
+        ]
+        if not fits:
+            return []  # the document gives no quantity for it: likely unanswerable
+        best = fits[0]
+    if len(_shared(question, best.text)) < MIN_SHARED_WORDS:
+        return []
+    key = "question " + " ".join(sorted(set(content_tokens(question)))[:8])
+    return [Proposal(
+        "open_question", "missing_info", _question_point(question), "", (best.sid,), key=key,
+        note=f"the question was left unanswered; [S{best.sid}] may answer it",
+    )]
+
+
+def _last_question(text: str) -> str:
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())
+    asked = [p for p in parts if p.endswith("?")]
+    return asked[-1] if asked else parts[-1]
+
+
+def _question_point(question: str) -> str:
+    last = re.split(r"(?<=[.!])\s+", question.strip())[-1]
+    return " ".join(words(last)[:14])
+
+
+def detect(
+    utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
+    facts: DocumentFacts,
+) -> list[Proposal]:
+    """Every detector's proposals for one turn, strongest evidence first."""
+    return [
+        *number_mismatch(utterance, candidates, facts),
+        *name_mismatch(utterance, candidates, facts),
+        *unsupported_finding(utterance, candidates, facts),
+        *open_question(utterance, previous, candidates, facts),
+    ]

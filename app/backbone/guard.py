@@ -1,0 +1,98 @@
+"""Deterministic self-repair guard: a model's "resolved" closes a claim only if it holds.
+
+Rules (SPEC §4): the correct value appears in the last 3 turns with at least 60% of its
+content tokens (question words removed, numbers exactly); the closing utterance is not a
+question and not a report of failing to recall; it adds words absent from the turns that
+raised the claim. A misattribution has no value: a retraction closes it instead. Any
+other valueless claim keeps the model's verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.backbone.text import (
+    content_tokens,
+    is_number_token,
+    is_question,
+    reports_failed_recall,
+)
+
+_RETRACTION = re.compile(
+    r"\b(not|isn'?t|wasn'?t) (from|in) (this|the|that) (paper|document|study|article|one)\b|"
+    r"\b(different|other|another) (paper|document|study|article)\b|"
+    r"\b(mixing|mixed|confusing|confused) (it |that |them )?up\b|"
+    r"\b(they|it|the paper|this paper) (doesn'?t|don'?t|didn'?t|never) "
+    r"(actually )?(say|report|mention|claim|do|run|have)\b|"
+    r"\bscratch that\b|\bi take (it|that) back\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class GuardResult:
+    closes: bool
+    reason: str
+    line: int = -1  # index (within ``recent``) of the closing utterance
+
+
+def value_present(value: str, text: str, min_share: float) -> bool:
+    """At least ``min_share`` of the value's content tokens are in ``text``; every number
+    of the value must be there exactly."""
+    wanted = content_tokens(value)
+    if not wanted:
+        return False
+    have = set(content_tokens(text))
+    numbers = [t for t in wanted if is_number_token(t)]
+    if any(n.rstrip("%") not in {h.rstrip("%") for h in have} for n in numbers):
+        return False
+    share = sum(t in have for t in wanted) / len(wanted)
+    return share >= min_share
+
+
+def _adds_words(text: str, raising: Sequence[str]) -> bool:
+    raised: set[str] = set()
+    for line in raising:
+        raised.update(content_tokens(line))
+    return any(t not in raised for t in content_tokens(text))
+
+
+def check(
+    status: str,
+    value: str,
+    recent: Sequence[str],
+    raising: Sequence[str],
+    min_share: float,
+) -> GuardResult:
+    """Decide whether the last turns (``recent``, oldest first) really resolve the claim."""
+    if status == "not_in_paper":
+        for i in range(len(recent) - 1, -1, -1):
+            text = recent[i]
+            if _RETRACTION.search(text.replace("\u2019", "'")) and not is_question(text):
+                return GuardResult(True, "retraction", i)
+        return GuardResult(False, "guard: no retraction in the last turns")
+    if not value.strip():
+        return GuardResult(True, "no value to check: model verdict stands")
+    for i in range(len(recent) - 1, -1, -1):
+        text = recent[i]
+        if not value_present(value, text, min_share):
+            continue
+        if is_question(text):
+            continue
+        if reports_failed_recall(text):
+            continue
+        if not _adds_words(text, raising):
+            continue
+        return GuardResult(True, "value stated", i)
+    return GuardResult(False, "guard: correct value not stated in the last turns")
+
+
+def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:
+    """Cheap precheck: is a model call able to close the claim at all this turn?"""
+    if status == "not_in_paper":
+        return any(_RETRACTION.search(t.replace("\u2019", "'")) for t in recent)
+    if not value.strip():
+        return True
+    return any(value_present(value, t, min_share) for t in recent)

@@ -1,0 +1,132 @@
+"""Quantities in speech and in the document: number words, scales, percent, units.
+
+"seventy-two percent", "72%" and "72 per cent" are the same quantity; "37M papers" and
+"thirty-seven million papers" too. Section, figure, table and page numbers are not
+quantities, nor is a bare "one" ("one of them").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNITS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_NUMBER_WORD = "|".join(["one", "hundred", *_UNITS, *_TENS])
+# A run of number words ("one hundred twenty", "seventy-two", "thirty seven").
+_WORD_RUN = re.compile(
+    rf"\b(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))*\b", re.IGNORECASE
+)
+
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mio": 1e6,
+          "billion": 1e9, "bn": 1e9, "b": 1e9}
+# Words before a number that make it a reference, not a quantity.
+REFERENCE_WORDS = frozenset(
+    "section sec sections figure fig figures table tables page pages p pp chapter eq "
+    "equation appendix footnote step version v line turn item s".split()
+)
+_NOUN_SKIP = frozenset(
+    "of the a an and or to in on for per about roughly around nearly over under more less "
+    "than unique total other different those these".split()
+)
+
+_QUANTITY = re.compile(
+    r"(?<![\w.\-])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"          # the number
+    r"(?:\s?(thousand|million|billion|mio|bn|k|m|b)\b)?"  # an optional scale
+    r"(\s?%|\s+percent\b|\s+per\s+cent\b)?",            # an optional percent
+    re.IGNORECASE,
+)
+
+
+def _parse_word_run(run: str) -> int | None:
+    tokens = [t for t in re.split(r"[\s-]+", run.lower()) if t and t != "and"]
+    if tokens == ["one"]:
+        return None  # "one of them", "one huge graph": not a quantity
+    total, current = 0, 0
+    for tok in tokens:
+        if tok == "one":
+            current += 1
+        elif tok in _UNITS:
+            current += _UNITS[tok]
+        elif tok in _TENS:
+            current += _TENS[tok]
+        elif tok == "hundred":
+            current = max(current, 1) * 100
+    total += current
+    return total
+
+
+def word_numbers_to_digits(text: str) -> str:
+    """Spell number words as digits; a lone "one" stays a word."""
+
+    def repl(match: re.Match[str]) -> str:
+        value = _parse_word_run(match.group(0))
+        return match.group(0) if value is None else str(value)
+
+    return _WORD_RUN.sub(repl, text)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    percent: bool
+    nouns: frozenset[str]  # stemmed words right after the number: what is counted
+    raw: str
+    year: bool = False
+
+    def same_value(self, other: Quantity) -> bool:
+        return abs(self.value - other.value) <= 1e-9 * max(1.0, abs(self.value))
+
+    def compatible(self, other: Quantity) -> bool:
+        """Both count the same kind of thing, so differing values contradict."""
+        if self.percent != other.percent or self.year != other.year:
+            return False
+        return self.percent or self.year or bool(self.nouns & other.nouns)
+
+    def spoken(self) -> str:
+        number = f"{self.value:g}" if self.value < 1e6 else f"{self.value:.0f}"
+        return number + ("%" if self.percent else "")
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _nouns_after(text: str, end: int) -> frozenset[str]:
+    clause = re.split(r"[,.;:!?()]", text[end : end + 60].lower())[0]
+    following = re.findall(r"[a-z][a-z0-9-]*", clause)
+    nouns = [_stem(w) for w in following if w not in _NOUN_SKIP][:3]
+    return frozenset(nouns)
+
+
+def _is_reference(text: str, start: int) -> bool:
+    before = re.findall(r"[a-z]+\.?", text[max(0, start - 12) : start].lower())
+    return bool(before) and before[-1].rstrip(".") in REFERENCE_WORDS
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every quantity in ``text`` (number words included), references skipped."""
+    normal = word_numbers_to_digits(text.replace("\u2019", "'"))
+    found = []
+    for match in _QUANTITY.finditer(normal):
+        if _is_reference(normal, match.start()):
+            continue
+        if re.match(r"[a-z]", normal[match.end() : match.end() + 1], re.IGNORECASE):
+            continue  # "2e-5", "F1", "v1": part of a token
+        number = float(match.group(1).replace(",", ""))
+        scale = SCALES.get((match.group(2) or "").lower(), 1.0)
+        percent = bool(match.group(3))
+        year = not percent and scale == 1.0 and number.is_integer() and 1900 <= number <= 2100
+        nouns = frozenset() if percent else _nouns_after(normal, match.end())
+        found.append(Quantity(number * scale, percent, nouns, match.group(0).strip(), year))
+    return found

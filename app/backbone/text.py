@@ -1,0 +1,82 @@
+"""Word-level text normalisation shared by the guard, detectors and claim identity."""
+
+from __future__ import annotations
+
+import re
+
+from app.backbone.numbers import word_numbers_to_digits
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*%?|%")
+
+STOPWORDS = frozenset(
+    """a an the of to in on for and or but nor so yet at by with from into onto over under
+    about above below between through during before after as than then that this these those
+    it its it's is are was were be been being am do does did done doing have has had having
+    i me my we our us you your he him his she her they them their there here what which who
+    whom whose when where why how whether if not no yes just only also very really quite
+    some any all each every both either neither more most much many such same other another
+    can could would should will shall may might must one ones like um uh oh okay ok yeah
+    right well so mm hm hmm actually basically kind sort thing things stuff bit lot lots
+    get got go going gonna say said says think thought know knew mean guess
+    """.split()
+)
+
+QUESTION_WORDS = frozenset("what which who whom whose when where why how many much".split())
+
+
+def normalise(text: str) -> str:
+    """Lowercase, unify apostrophes and dashes, spell number words as digits."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2013", "-")
+    return word_numbers_to_digits(text.lower())
+
+
+def words(text: str) -> list[str]:
+    """Word tokens of normalised text; numbers keep decimals and a trailing %."""
+    return [w.replace(",", "") for w in _WORD.findall(normalise(text))]
+
+
+def stem(word: str) -> str:
+    """A very light stemmer: enough to match "models"/"model", "papers"/"paper"."""
+    if word[0].isdigit():
+        return word
+    for suffix in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix) and not word.endswith("ss"):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def content_tokens(text: str, drop_question_words: bool = True) -> list[str]:
+    """Stemmed content tokens: stopwords (and question words) removed, numbers kept."""
+    out = []
+    for w in words(text):
+        if w in STOPWORDS or (drop_question_words and w in QUESTION_WORDS):
+            continue
+        if len(w) < 2 and not w[0].isdigit():
+            continue
+        out.append(stem(w))
+    return out
+
+
+def is_number_token(token: str) -> bool:
+    return bool(token) and token[0].isdigit()
+
+
+def is_question(text: str) -> bool:
+    """A question by punctuation, or by an opening question word when ASR drops the mark."""
+    stripped = text.strip()
+    if stripped.endswith("?"):
+        return True
+    first = words(stripped)[:1]
+    return bool(first) and first[0] in QUESTION_WORDS - {"many", "much"}
+
+
+_FAILED_RECALL = re.compile(
+    r"\b(don'?t|do not|can'?t|cannot|couldn'?t|didn'?t) (really |actually |honestly )?"
+    r"(remember|recall|know|note|find|see|say)\b|\bno (idea|clue)\b|\bnot sure\b|"
+    r"\bforg[oe]t\b|\bforgotten\b|\bi'?m not certain\b|\bdoesn'?t matter\b|\bno idea\b",
+    re.IGNORECASE,
+)
+
+
+def reports_failed_recall(text: str) -> bool:
+    return bool(_FAILED_RECALL.search(text.replace("\u2019", "'")))
