@@ -85,6 +85,8 @@ class LedgerSettings:
     direct_context_turns: int = 8
     guard_window_turns: int = 3
     guard_min_token_share: float = 0.6
+    # False reproduces the paper's ablation: no gate, no self-repair, speak when actionable.
+    deference: bool = True
 
     @property
     def tau(self) -> int:
