@@ -39,14 +39,30 @@ def _lines(entries: list[dict[str, Any]]) -> list[tuple[str, str, list[str]]]:
             rows.append(("turn", f"[{_clock(e.get('start'))}] {who}: {e.get('text', '')}", []))
         elif kind == "decision":
             if e.get("action") == "speak" or e.get("claim"):
-                rows.append(("decision", f"Decision on turn {e.get('turn')}: {e.get('action')}"
-                             f" ({e.get('reason', '')})", []))
+                rows.append(
+                    (
+                        "decision",
+                        f"Decision on turn {e.get('turn')}: {e.get('action')}"
+                        f" ({e.get('reason', '')})",
+                        [],
+                    )
+                )
         elif kind == "intervention_delivered":
-            rows.append(("agent", f"Jarvis: {e.get('text', '')}",
-                         _citations(e) + [f"delivery: {e.get('status', '?')}, "
-                                          f"{float(e.get('delivered_seconds') or 0):.1f} s"]))
+            rows.append(
+                (
+                    "agent",
+                    f"Jarvis: {e.get('text', '')}",
+                    _citations(e)
+                    + [
+                        f"delivery: {e.get('status', '?')}, "
+                        f"{float(e.get('delivered_seconds') or 0):.1f} s"
+                    ],
+                )
+            )
         elif kind == "error":
-            rows.append(("error", f"Problem ({e.get('component', '?')}): {e.get('message', '')}", []))
+            rows.append(
+                ("error", f"Problem ({e.get('component', '?')}): {e.get('message', '')}", [])
+            )
     return rows
 
 
@@ -72,12 +88,16 @@ def to_html(entries: list[dict[str, Any]], title: str = "Meeting record") -> str
         items = "".join(f"<li>{html.escape(s)}</li>" for s in subs)
         sub = f"<ul>{items}</ul>" if subs else ""
         body.append(f'<li class="{section}">{html.escape(line)}{sub}</li>')
-    style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto}"
-             ".agent{font-weight:bold;color:#1f6feb}.decision,.error{color:#666;font-style:italic}"
-             ".head{list-style:none;font-weight:bold}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"<ul>{''.join(body)}</ul></body></html>\n")
+    style = (
+        "body{font-family:sans-serif;max-width:50em;margin:2em auto}"
+        ".agent{font-weight:bold;color:#1f6feb}.decision,.error{color:#666;font-style:italic}"
+        ".head{list-style:none;font-weight:bold}"
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+        f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
+        f"<ul>{''.join(body)}</ul></body></html>\n"
+    )
 
 
 def export_record(record_path: Path, out_path: Path) -> Path:

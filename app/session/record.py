@@ -71,9 +71,14 @@ class SessionRecord:
         with self._lock:
             if self._file is None:
                 raise ValueError("the session record is closed")
-            entry = {"seq": self._seq, "kind": kind,
-                     "wall": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                     "mono": round(time.monotonic(), 3), **body, **to_plain(extra)}
+            entry = {
+                "seq": self._seq,
+                "kind": kind,
+                "wall": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                "mono": round(time.monotonic(), 3),
+                **body,
+                **to_plain(extra),
+            }
             self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())

@@ -1,0 +1,102 @@
+"""The backbone on its own thread: turns in through a queue, decisions out to the hub.
+
+``Backbone.on_turn`` blocks for seconds on a CPU, so it never runs on the GUI or the
+speech thread. Turns queue up in order; a crash in one turn is reported and the worker
+goes on with the next.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
+from app.pipeline.events import PipelineError
+from app.pipeline.hub import EventHub
+
+log = logging.getLogger(__name__)
+
+
+class BackbonePort(Protocol):
+    def on_turn(self, turn: Turn) -> Decision: ...
+
+    def answer_direct(
+        self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
+    ) -> Intervention: ...
+
+    def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None: ...
+
+
+_STOP = object()
+
+
+class BackboneWorker:
+    def __init__(
+        self,
+        backbone: BackbonePort,
+        hub: EventHub,
+        on_intervention: Callable[[Intervention, Decision | None], None],
+    ) -> None:
+        self._backbone = backbone
+        self._hub = hub
+        self._on_intervention = on_intervention
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="backbone", daemon=True)
+        self.busy = threading.Event()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit_turn(self, turn: Turn) -> None:
+        self._queue.put(("turn", turn))
+
+    def delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
+        self._queue.put(("delivered", (intervention, receipt)))
+
+    @property
+    def pending(self) -> int:
+        return self._queue.qsize() + (1 if self.busy.is_set() else 0)
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Ask the worker to finish its current call and end; True when it ended."""
+        self._queue.put(_STOP)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            self.busy.set()
+            try:
+                self._handle(*item)
+            except Exception as exc:  # report, keep serving the next turn
+                log.exception("backbone failed")
+                self._hub.publish(
+                    PipelineError(
+                        "backbone",
+                        f"The backbone failed: {exc}",
+                        "The agent keeps listening; see the log.",
+                    )
+                )
+            finally:
+                self.busy.clear()
+
+    def _handle(self, what: str, payload: Any) -> None:
+        if what == "delivered":
+            self._backbone.on_delivered(*payload)
+            return
+        turn: Turn = payload
+        if turn.direct:
+            answer = self._backbone.answer_direct(turn, on_delta=self._hub.publish)
+            self._on_intervention(answer, None)
+            return
+        decision = self._backbone.on_turn(turn)
+        self._hub.publish(decision)
+        if decision.intervention is not None:
+            self._on_intervention(decision.intervention, decision)

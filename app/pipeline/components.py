@@ -1,0 +1,76 @@
+"""Build each part of the pipeline from whatever is installed, saying what is missing.
+
+Every loader returns ``(part, None)`` or ``(None, reason)``; the reason is fit for the
+window's status line ("Speech pipeline not available: <reason>").
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Loaded = tuple[Any, str | None]
+
+
+def _module(name: str) -> tuple[Any, str | None]:
+    try:
+        return importlib.import_module(name), None
+    except ImportError as exc:
+        return None, f"{name} is not installed ({exc})"
+
+
+def _attr(module_name: str, attr: str) -> tuple[Any, str | None]:
+    module, why = _module(module_name)
+    if module is None:
+        return None, why
+    value = getattr(module, attr, None)
+    if value is None:
+        return None, f"{module_name}.{attr} is not built yet"
+    return value, None
+
+
+def load_document(path: Path, settings: Settings) -> Loaded:
+    """A DocumentIndex, or the user message of the DocumentError."""
+    open_document, why = _attr("app.document", "open_document")
+    if open_document is None:
+        return None, why
+    try:
+        return open_document(Path(path), settings.document), None
+    except Exception as exc:
+        return None, getattr(
+            exc, "user_message", None
+        ) or f"Could not open {Path(path).name}: {exc}"
+
+
+def load_backbone(document: Any, settings: Settings, llm_spec: str | None = None) -> Loaded:
+    backbone_cls, why = _attr("app.backbone", "Backbone")
+    if backbone_cls is None:
+        return None, why
+    open_backend, why = _attr("app.llm", "open_backend")
+    if open_backend is None:
+        return None, why
+    try:
+        llm = open_backend(llm_spec, settings.llm)
+    except Exception as exc:
+        return None, getattr(exc, "user_message", None) or f"language model: {exc}"
+    try:
+        return backbone_cls(document, llm, settings), None
+    except Exception as exc:
+        log.exception("backbone construction failed")
+        return None, f"backbone: {exc}"
+
+
+def load_floor(settings: Settings) -> Loaded:
+    fsm_cls, why = _attr("app.floor", "FloorFSM")
+    if fsm_cls is None:
+        return None, why
+    try:
+        return fsm_cls(settings.floor), None
+    except Exception as exc:
+        return None, f"floor: {exc}"

@@ -1,0 +1,72 @@
+"""What goes into the session record: turns, decisions, interventions with receipts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.events import (
+    AgentState,
+    Decision,
+    Intervention,
+    PlaybackReceipt,
+    SpeakerRenamed,
+    Turn,
+    WakeEvent,
+)
+from app.pipeline.events import (
+    ComponentStatus,
+    DocumentLoaded,
+    HighlightCitation,
+    PendingIntervention,
+    PipelineError,
+)
+from app.session.record import SessionRecord, to_plain
+
+
+class SessionHooks:
+    """Chooses the events worth keeping and writes them (flushed) to the record."""
+
+    def __init__(self, record: SessionRecord) -> None:
+        self.record = record
+        self._interventions: dict[str, Intervention] = {}
+
+    def on_event(self, event: Any) -> None:
+        if self.record.closed:
+            return
+        if isinstance(event, (Turn, Decision, SpeakerRenamed, WakeEvent)):
+            self.record.record(event)
+            if isinstance(event, Decision) and event.intervention is not None:
+                self._interventions[event.intervention.id] = event.intervention
+        elif isinstance(event, PendingIntervention) and event.intervention is not None:
+            self._interventions[event.intervention.id] = event.intervention
+            self.record.append("intervention_pending", event.intervention)
+        elif isinstance(event, HighlightCitation) and event.active and event.citation:
+            self.record.append(
+                "citation_shown", event.citation, intervention_id=event.intervention_id
+            )
+        elif isinstance(event, PlaybackReceipt):
+            self._receipt(event)
+        elif isinstance(event, AgentState):
+            self.record.append("agent_state", state=event.value)
+        elif isinstance(event, (ComponentStatus, DocumentLoaded)):
+            self.record.record(event)
+        elif isinstance(event, PipelineError):
+            self.record.append("error", event)
+
+    def remember(self, intervention: Intervention) -> None:
+        self._interventions[intervention.id] = intervention
+
+    def _receipt(self, receipt: PlaybackReceipt) -> None:
+        self.record.record(receipt)
+        if receipt.status not in ("finished", "stopped"):
+            return
+        intervention = self._interventions.get(receipt.intervention_id)
+        if intervention is None:
+            return
+        self.record.append(
+            "intervention_delivered",
+            intervention,
+            status=receipt.status,
+            delivered_seconds=receipt.delivered_seconds,
+            receipt=to_plain(receipt),
+        )

@@ -1,0 +1,132 @@
+"""The live transcript: committed turns by speaker colour, partials greyed, the agent's
+interventions with a clickable citation. Speaker labels are links that rename."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import QInputDialog, QTextBrowser, QWidget
+
+from app.events import Citation, Intervention, PartialTranscript, Turn
+from app.ui.theme import AGENT_COLOR, speaker_color
+
+
+@dataclass
+class _Row:
+    speaker: str
+    text: str
+    start: float
+    intervention: Intervention | None = None
+    note: str = ""
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 60):02d}:{int(seconds % 60):02d}"
+
+
+class TranscriptView(QTextBrowser):
+    renameRequested = Signal(str, str)  # speaker id, new name
+    citationClicked = Signal(object)  # Citation
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.anchorClicked.connect(self._on_anchor)
+        self.rows: list[_Row] = []
+        self.partial: PartialTranscript | None = None
+        self.names: dict[str, str] = {}
+        self._colors: dict[str, str] = {}
+        self._citations: list[Citation] = []
+
+    def name_of(self, speaker: str) -> str:
+        return self.names.get(speaker, speaker)
+
+    def add_turn(self, turn: Turn) -> None:
+        self.rows.append(_Row(turn.speaker, turn.text, turn.start))
+        if self.partial is not None and self.partial.speaker in (turn.speaker, None):
+            self.partial = None
+        self._refresh()
+
+    def set_partial(self, partial: PartialTranscript | None) -> None:
+        self.partial = partial if partial and partial.text.strip() else None
+        self._refresh()
+
+    def add_intervention(self, intervention: Intervention, note: str = "") -> None:
+        if any(r.intervention and r.intervention.id == intervention.id for r in self.rows):
+            return
+        self.rows.append(
+            _Row(
+                "Jarvis",
+                intervention.text,
+                self.rows[-1].start if self.rows else 0.0,
+                intervention,
+                note,
+            )
+        )
+        self._refresh()
+
+    def rename(self, speaker: str, name: str) -> None:
+        self.names[speaker] = name
+        self._refresh()
+
+    def clear_all(self) -> None:
+        self.rows, self.partial, self._citations = [], None, []
+        self._refresh()
+
+    def _color(self, speaker: str) -> str:
+        if speaker not in self._colors:
+            self._colors[speaker] = speaker_color(len(self._colors))
+        return self._colors[speaker]
+
+    def _row_html(self, row: _Row) -> str:
+        text = html.escape(row.text)
+        if row.intervention is not None:
+            cites = []
+            for c in row.intervention.citations:
+                self._citations.append(c)
+                cites.append(f'<a href="cite:{len(self._citations) - 1}">page {c.page}</a>')
+            cite_html = f" <small>({', '.join(cites)})</small>" if cites else ""
+            note = f" <small><i>{html.escape(row.note)}</i></small>" if row.note else ""
+            return (
+                f'<p style="background:#eef4ff;"><span style="color:{AGENT_COLOR};">'
+                f"<b>\u25b6 Jarvis</b></span> {text}{cite_html}{note}</p>"
+            )
+        name = html.escape(self.name_of(row.speaker))
+        color = self._color(row.speaker)
+        link = QUrl.toPercentEncoding(row.speaker).data().decode()
+        return (
+            f'<p><small style="color:#6e7781;">{_clock(row.start)}</small> '
+            f'<a href="speaker:{link}" style="color:{color};text-decoration:none;">'
+            f"<b>{name}</b></a>: {text}</p>"
+        )
+
+    def _refresh(self) -> None:
+        self._citations = []
+        parts = [self._row_html(r) for r in self.rows]
+        if self.partial is not None:
+            who = html.escape(self.name_of(self.partial.speaker or "\u2026"))
+            parts.append(
+                f'<p style="color:#8b949e;"><i>{who}: {html.escape(self.partial.text)}</i></p>'
+            )
+        self.setHtml("".join(parts))
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _on_anchor(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith("cite:"):
+            index = int(target.split(":", 1)[1])
+            if 0 <= index < len(self._citations):
+                self.citationClicked.emit(self._citations[index])
+        elif target.startswith("speaker:"):
+            speaker = QUrl.fromPercentEncoding(target.split(":", 1)[1].encode())
+            self.ask_rename(speaker)
+
+    def ask_rename(self, speaker: str) -> None:
+        name, ok = QInputDialog.getText(
+            self, "Rename speaker", f"Name for {self.name_of(speaker)}:", text=self.name_of(speaker)
+        )
+        if ok and name.strip():
+            self.renameRequested.emit(speaker, name.strip())

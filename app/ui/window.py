@@ -1,0 +1,423 @@
+"""The main window: PDF viewer with citation arrow, agent glyph, hand button, transcript."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.events import AgentState, Citation, Decision, Turn, WakeEvent
+from app.pipeline.events import (
+    ComponentStatus,
+    DocumentLoaded,
+    HighlightCitation,
+    PendingIntervention,
+    PipelineError,
+)
+from app.pipeline.pipeline import Pipeline
+from app.session.export import export_record
+from app.settings import FloorMode, Patience
+from app.ui.bridge import Bridge
+from app.ui.earcon import Earcons
+from app.ui.glyph import AgentGlyph
+from app.ui.pdf_view import PdfError, PdfView
+from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings_store import Preferences, save_preferences
+from app.ui.theme import app_icon
+from app.ui.transcript import TranscriptView
+
+log = logging.getLogger(__name__)
+
+COMPONENT_NAMES = {
+    "speech": "Speech pipeline",
+    "backbone": "Agent (language model)",
+    "floor": "Floor control",
+    "voice": "Voice output",
+    "document": "Document",
+}
+
+
+class MessageBar(QWidget):
+    """In-window messages (errors, what to do); dismissable, never modal."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("\u2715")
+        close.clicked.connect(self.hide)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 8, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(close)
+        self.setStyleSheet("MessageBar{background:#ffebe9;border:1px solid #cf222e;}")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.messages: list[str] = []
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        self.messages.append(text)
+        self.label.setText(text)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        prefs: Preferences | None = None,
+        earcons: Earcons | None = None,
+        save_prefs: bool = True,
+    ) -> None:
+        super().__init__()
+        self.pipeline = pipeline
+        self.prefs = prefs or Preferences()
+        self.save_prefs = save_prefs
+        self.earcons = earcons or Earcons(enabled=False)
+        self.bridge = Bridge(pipeline.hub, self)
+        self.on_close: list[Callable[[], None]] = []
+        self._missing: dict[str, str] = {}
+        self._pending_state: AgentState | None = None
+        self.setWindowTitle("Jarvis for the room")
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self._build()
+        self._menus()
+        self._connect()
+        self.resize(1280, 820)
+
+    # --- layout ---------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background:#fff8c5;border:1px solid #d4a72c;padding:4px;")
+        self.banner.hide()
+        self.messages = MessageBar()
+        self.pdf = PdfView()
+        self.drop_hint = QLabel("Drop a PDF here, or use File \u203a Open")
+        self.drop_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_hint.setStyleSheet("color:#6e7781;font-size:18px;")
+        self.glyph = AgentGlyph("Jarvis")
+        self.hand = QPushButton()
+        self.hand.setMinimumHeight(64)
+        self.hand.setShortcut(QKeySequence("Ctrl+Space"))
+        self.hand.setStyleSheet("font-size:17px;font-weight:bold;")
+        self.mode = QComboBox()
+        self.mode.addItem("Speaks at a pause", FloorMode.SPEAK)
+        self.mode.addItem("Raises its hand", FloorMode.HAND_RAISE)
+        self.patience = QComboBox()
+        for p in Patience:
+            self.patience.addItem(f"Patience: {p.value}", p)
+        self.pause = QPushButton("Pause agent")
+        self.pause.setCheckable(True)
+        self.transcript = TranscriptView()
+        controls = QHBoxLayout()
+        controls.addWidget(self.mode)
+        controls.addWidget(self.patience)
+        controls.addWidget(self.pause)
+        side = QWidget()
+        col = QVBoxLayout(side)
+        col.addWidget(self.glyph)
+        col.addWidget(self.hand)
+        col.addLayout(controls)
+        col.addWidget(QLabel("<b>Transcript</b> <small>(click a name to rename)</small>"))
+        col.addWidget(self.transcript, 1)
+        left = QWidget()
+        lcol = QVBoxLayout(left)
+        lcol.setContentsMargins(0, 0, 0, 0)
+        lcol.addWidget(self.drop_hint)
+        lcol.addWidget(self.pdf, 1)
+        self.pdf.hide()
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(side)
+        split.setSizes([780, 480])
+        central = QWidget()
+        main = QVBoxLayout(central)
+        main.addWidget(self.banner)
+        main.addWidget(self.messages)
+        main.addWidget(split, 1)
+        self.setCentralWidget(central)
+        self.status_label = QLabel()
+        self.statusBar().addWidget(self.status_label, 1)
+        self._glyph_timer = QTimer(self)
+        self._glyph_timer.setSingleShot(True)
+        self._glyph_timer.setInterval(int(self.pipeline.settings.floor.glyph_debounce * 1000))
+        self._glyph_timer.timeout.connect(self._apply_state)
+        mode = FloorMode(self.prefs.mode)
+        self.mode.setCurrentIndex(self.mode.findData(mode))
+        self.patience.setCurrentIndex(self.patience.findData(Patience(self.prefs.patience)))
+        self._update_hand(AgentState.IDLE)
+
+    def _menus(self) -> None:
+        file = self.menuBar().addMenu("&File")
+        self.open_action = QAction("&Open PDF\u2026", self, shortcut=QKeySequence.StandardKey.Open)
+        self.open_action.triggered.connect(self.ask_open)
+        file.addAction(self.open_action)
+        self.recent_menu = file.addMenu("Open &Recent")
+        self._fill_recent()
+        file.addSeparator()
+        for label, suffix in (
+            ("Export meeting record (&Markdown)\u2026", ".md"),
+            ("Export meeting record (&HTML)\u2026", ".html"),
+        ):
+            action = QAction(label, self)
+            action.triggered.connect(lambda _=False, s=suffix: self.ask_export(s))
+            file.addAction(action)
+        file.addSeparator()
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file.addAction(quit_action)
+        agent = self.menuBar().addMenu("&Agent")
+        dismiss = QAction("Lower hand / stop speaking", self, shortcut=QKeySequence("Esc"))
+        dismiss.triggered.connect(self.pipeline.lower_hand)
+        agent.addAction(dismiss)
+        settings = QAction("&Settings\u2026", self)
+        settings.triggered.connect(self.ask_settings)
+        agent.addAction(settings)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.prefs.recent_files:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_pdf(Path(p)))
+        self.recent_menu.setEnabled(bool(self.prefs.recent_files))
+
+    def _connect(self) -> None:
+        b = self.bridge
+        b.turn.connect(self._on_turn)
+        b.partial.connect(self.transcript.set_partial)
+        b.agentState.connect(self._on_state)
+        b.pending.connect(self._on_pending)
+        b.citation.connect(self._on_citation)
+        b.decision.connect(self._on_decision)
+        b.wake.connect(self._on_wake)
+        b.renamed.connect(lambda e: self.transcript.rename(e.speaker, e.name))
+        b.component.connect(self._on_component)
+        b.error.connect(self._on_error)
+        b.document.connect(self._on_document)
+        self.hand.clicked.connect(self._on_hand)
+        self.mode.currentIndexChanged.connect(self._on_mode)
+        self.patience.currentIndexChanged.connect(self._on_patience)
+        self.pause.toggled.connect(self._on_pause)
+        self.transcript.renameRequested.connect(self.pipeline.rename_speaker)
+        self.transcript.citationClicked.connect(self.jump_to)
+
+    # --- documents ------------------------------------------------------------------
+
+    def ask_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a PDF", "", "PDF documents (*.pdf)")
+        if path:
+            self.open_pdf(Path(path))
+
+    def open_pdf(self, path: Path, start_agent: bool = True) -> bool:
+        """Show the PDF at once; index it and start the agent on a worker thread."""
+        try:
+            self.pdf.open(path)
+        except PdfError as exc:
+            self.show_error(exc.user_message)
+            return False
+        self.drop_hint.hide()
+        self.pdf.show()
+        self.setWindowTitle(f"{path.name} \u2014 Jarvis for the room")
+        self.prefs.add_recent(str(path))
+        self._fill_recent()
+        if start_agent:
+            threading.Thread(
+                target=self._load_agent, args=(path,), daemon=True, name="agent-loader"
+            ).start()
+        return True
+
+    def _load_agent(self, path: Path) -> None:
+        self.pipeline.hub.publish(ComponentStatus("backbone", False, "loading the document\u2026"))
+        if self.pipeline.open_document(path):
+            self.pipeline.start_agent(self.prefs.llm_model or None)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if not urls:
+            self.show_error("Only local files can be dropped here.")
+            return
+        self.open_pdf(Path(urls[0].toLocalFile()))
+        event.acceptProposedAction()
+
+    def ask_export(self, suffix: str) -> None:
+        record = self.pipeline.record
+        if record is None:
+            self.show_error("This session is not being recorded, so there is nothing to export.")
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export meeting record", str(record.path.with_suffix(suffix))
+        )
+        if path:
+            self.export(Path(path))
+
+    def export(self, path: Path) -> Path | None:
+        record = self.pipeline.record
+        if record is None:
+            self.show_error("This session is not being recorded, so there is nothing to export.")
+            return None
+        try:
+            out = export_record(record.path, path)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"Could not export the meeting record: {exc}")
+            return None
+        self.status_label.setText(f"Meeting record written to {out}")
+        return out
+
+    def ask_settings(self) -> None:
+        dialog = SettingsDialog(self.prefs, self)
+        if dialog.exec():
+            self.prefs = dialog.preferences()
+            self.patience.setCurrentIndex(self.patience.findData(Patience(self.prefs.patience)))
+            if self.save_prefs:
+                save_preferences(self.prefs)
+            self.status_label.setText("Settings saved; devices and models apply on next start.")
+
+    # --- pipeline events ------------------------------------------------------------
+
+    def _on_turn(self, turn: Turn) -> None:
+        self.transcript.add_turn(turn)
+
+    def _on_state(self, state: AgentState) -> None:
+        self._pending_state = state
+        if not self._glyph_timer.isActive():
+            self._glyph_timer.start()
+
+    def _apply_state(self) -> None:
+        state = self._pending_state
+        if state is None or state == self.glyph.state:
+            return
+        if state == AgentState.HAND_RAISED:
+            self.earcons.play("hand")
+        if self.glyph.state == AgentState.SPEAKING and state != AgentState.SPEAKING:
+            self.pdf.fade_citation()
+        self.glyph.set_state(state)
+        self._update_hand(state)
+
+    def set_state_now(self, state: AgentState) -> None:
+        """Apply a state without the debounce (used when a test or screenshot needs it)."""
+        self._pending_state = state
+        self._glyph_timer.stop()
+        self._apply_state()
+
+    def _on_pending(self, event: PendingIntervention) -> None:
+        self.glyph.show_pending(event.intervention)
+
+    def _on_citation(self, event: HighlightCitation) -> None:
+        if event.active and event.citation is not None:
+            self.jump_to(event.citation)
+        else:
+            self.pdf.fade_citation()
+
+    def jump_to(self, citation: Citation) -> None:
+        if self.pdf.page_count == 0:
+            self.show_error("Open the document to see the cited passage.")
+            return
+        try:
+            self.pdf.show_citation(citation.page, citation.rects)
+        except PdfError as exc:
+            self.show_error(exc.user_message)
+
+    def _on_decision(self, decision: Decision) -> None:
+        if decision.intervention is not None:
+            self.transcript.add_intervention(decision.intervention)
+        self.status_label.setText(
+            f"Turn {decision.turn}: {decision.action} \u2014 {decision.reason}"
+        )
+
+    def _on_wake(self, _event: WakeEvent) -> None:
+        self.earcons.play("wake")
+
+    def _on_component(self, status: ComponentStatus) -> None:
+        if status.available:
+            self._missing.pop(status.component, None)
+        else:
+            self._missing[status.component] = status.reason
+        lines = [
+            f"{COMPONENT_NAMES.get(c, c)} not available: {why}" for c, why in self._missing.items()
+        ]
+        self.banner.setText("\n".join(lines))
+        self.banner.setVisible(bool(lines))
+
+    def _on_error(self, error: PipelineError) -> None:
+        text = error.message + (f" {error.hint}" if error.hint else "")
+        self.show_error(text)
+
+    def _on_document(self, event: DocumentLoaded) -> None:
+        self.status_label.setText(
+            f"{event.title or Path(event.path).name}: {event.page_count} "
+            f"pages, {event.sentence_count} sentences indexed"
+        )
+
+    def show_error(self, text: str) -> None:
+        log.warning("%s", text)
+        self.messages.show_message(text)
+
+    # --- controls -------------------------------------------------------------------
+
+    def _update_hand(self, state: AgentState) -> None:
+        if state == AgentState.HAND_RAISED:
+            self.hand.setText("\u270b  Let Jarvis speak  (Ctrl+Space)")
+            self.hand.setEnabled(True)
+        elif state == AgentState.SPEAKING:
+            self.hand.setText("Stop Jarvis  (Ctrl+Space)")
+            self.hand.setEnabled(True)
+        else:
+            self.hand.setText("Jarvis has nothing to add")
+            self.hand.setEnabled(False)
+
+    def _on_hand(self) -> None:
+        if self.glyph.state == AgentState.HAND_RAISED:
+            self.pipeline.grant_floor()
+        else:
+            self.pipeline.lower_hand()
+
+    def _on_mode(self, _index: int) -> None:
+        mode = self.mode.currentData()
+        self.prefs.mode = mode.value
+        self.pipeline.set_mode(mode)
+
+    def _on_patience(self, _index: int) -> None:
+        patience = self.patience.currentData()
+        self.prefs.patience = patience.value
+        self.pipeline.set_patience(patience)
+
+    def _on_pause(self, paused: bool) -> None:
+        self.pause.setText("Resume agent" if paused else "Pause agent")
+        self.pipeline.set_paused(paused)
+
+    # --- shutdown -------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.bridge.detach()
+        self.pipeline.stop()
+        for callback in self.on_close:
+            callback()
+        if self.save_prefs:
+            save_preferences(self.prefs)
+        self.pdf.close_document()
+        super().closeEvent(event)
