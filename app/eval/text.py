@@ -82,7 +82,9 @@ class _NumberBuilder:
             self.current, self.active = 0.0, True
             return True
         if token == "and" and self.active and not self.literal:
-            return following is not None and (following in _UNITS)
+            # only "hundred and twenty" / "thousand and five", not "twenty one and two"
+            after_scale = self.current % 100 == 0 and self.value() > 0
+            return after_scale and isinstance(following, str) and following in _UNITS
         if token == "a" and not self.active:
             if following == "hundred" or following in _SCALES:
                 self.active = True
