@@ -1,1 +1,41 @@
+"""The floor: when the agent may speak, when it must stop, and what the glyph shows."""
 
+from app.floor.backchannel import is_backchannel
+from app.floor.freshness import Freshness, Staleness
+from app.floor.fsm import FloorFSM
+from app.floor.outputs import (
+    CancelGeneration,
+    ClearCitation,
+    Command,
+    Delivered,
+    Dropped,
+    Earcon,
+    PatienceChanged,
+    Play,
+    RequestDirectAnswer,
+    ShowCitation,
+    StateChanged,
+    Stop,
+)
+from app.floor.permission import Permission, classify
+
+__all__ = [
+    "CancelGeneration",
+    "ClearCitation",
+    "Command",
+    "Delivered",
+    "Dropped",
+    "Earcon",
+    "FloorFSM",
+    "Freshness",
+    "PatienceChanged",
+    "Permission",
+    "Play",
+    "RequestDirectAnswer",
+    "ShowCitation",
+    "Staleness",
+    "StateChanged",
+    "Stop",
+    "classify",
+    "is_backchannel",
+]

@@ -1,0 +1,162 @@
+"""Direct questions (SPEC §5): bind wake events to turns and assemble the question.
+
+A wake event binds to the same speaker's turn that overlaps it (±0.3 s) or starts within
+5 s after it; unbound wakes expire after 20 s. A wake-only turn ("Hey Jarvis.") opens a
+grace window for the question. The speaker may go on (within 4.5 s, or while still voiced,
+up to 30 s): the text joins the question and the answer is regenerated. A speculative
+request goes out after 0.5 s of silence. A new question supersedes the old one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.events import Turn, WakeEvent
+from app.floor.outputs import CancelGeneration, Command, RequestDirectAnswer
+from app.floor.text import tokens
+from app.floor.timing import reached, within
+from app.settings import FloorSettings
+
+
+@dataclass
+class Question:
+    speaker: str
+    texts: list[str]
+    start: float
+    last_end: float
+    generation: int = 0  # 0 until requested
+    requested: bool = False
+    kept_open: bool = False  # speech began inside the continuation window
+    closed: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.texts)
+
+
+@dataclass
+class DirectQuestions:
+    settings: FloorSettings
+    wakes: list[WakeEvent] = field(default_factory=list)
+    recent: list[Turn] = field(default_factory=list)  # to bind a late (text) wake
+    grace: tuple[str, float] | None = None  # speaker, until
+    question: Question | None = None
+    generation: int = 0  # newest generation requested
+    voiced: bool = False
+
+    # --- inputs -------------------------------------------------------------------------
+
+    def on_wake(self, wake: WakeEvent, now: float) -> list[Command]:
+        self._expire(now)
+        for turn in reversed(self.recent):
+            if self._binds(wake, turn):
+                self.recent.remove(turn)
+                return self._bound(turn, now)
+        self.wakes.append(wake)
+        return []
+
+    def on_turn(self, turn: Turn, now: float) -> list[Command]:
+        self._expire(now)
+        if self._continues(turn):
+            return self._continue(turn, now)
+        wake = next((w for w in self.wakes if self._binds(w, turn)), None)
+        if wake is not None:
+            self.wakes.remove(wake)
+            return self._bound(turn, now)
+        if turn.direct or self._in_grace(turn):
+            return self._bound(turn, now)
+        self.recent = [*self.recent[-4:], turn]
+        return []
+
+    def on_voiced(self, voiced: bool, time: float) -> None:
+        self.voiced = voiced
+        q = self.question
+        if voiced and q and not q.closed:
+            if within(time - q.last_end, self.settings.continuation_within):
+                q.kept_open = True
+
+    def _expire(self, now: float) -> None:
+        self.wakes = [w for w in self.wakes if not reached(now, w.time, self.settings.wake_expire)]
+        if self.grace and now > self.grace[1]:
+            self.grace = None
+
+    def tick(self, now: float) -> list[Command]:
+        s = self.settings
+        self._expire(now)
+        q = self.question
+        if q is None or q.closed:
+            return []
+        out: list[Command] = []
+        if not q.requested and not self.voiced and reached(now, q.last_end, s.speculative_after):
+            out.append(self._request(q))
+        if not within(now - q.start, s.continuation_cap) or (
+            not self.voiced and not within(now - q.last_end, s.continuation_within)
+        ):
+            q.closed = True
+        return out
+
+    # --- rules --------------------------------------------------------------------------
+
+    def _binds(self, wake: WakeEvent, turn: Turn) -> bool:
+        s = self.settings
+        if wake.speaker is not None and wake.speaker != turn.speaker:
+            return False
+        overlaps = within(turn.start - wake.time, s.wake_overlap) and within(
+            wake.time - turn.end, s.wake_overlap
+        )
+        starts_soon = within(0.0, turn.start - wake.time) and within(
+            turn.start - wake.time, s.wake_bind_within
+        )
+        return overlaps or starts_soon
+
+    def _in_grace(self, turn: Turn) -> bool:
+        return self.grace is not None and (
+            self.grace[0] == turn.speaker and within(turn.start, self.grace[1])
+        )
+
+    def _wake_only(self, turn: Turn) -> bool:
+        s = self.settings
+        short = within(turn.end - turn.start, s.wake_only_max_seconds)
+        return short and len(tokens(turn.text)) <= s.wake_only_max_tokens
+
+    def _continues(self, turn: Turn) -> bool:
+        q = self.question
+        if q is None or q.closed or turn.speaker != q.speaker:
+            return False
+        if not within(turn.end - q.start, self.settings.continuation_cap):
+            return False
+        return q.kept_open or within(turn.start - q.last_end, self.settings.continuation_within)
+
+    def _bound(self, turn: Turn, now: float) -> list[Command]:
+        if self._wake_only(turn) and not self._in_grace(turn):
+            self.grace = (turn.speaker, turn.end + self.settings.wake_grace)
+            return []
+        self.grace = None
+        out = self._cancel()
+        self.question = Question(turn.speaker, [turn.text], turn.start, turn.end)
+        return out + self.tick(now)
+
+    def _continue(self, turn: Turn, now: float) -> list[Command]:
+        q = self.question
+        assert q is not None
+        q.texts.append(turn.text)
+        q.last_end, q.kept_open = turn.end, False
+        out = self._cancel() if q.requested else []
+        q.requested = False
+        return out + self.tick(now)
+
+    def _cancel(self) -> list[Command]:
+        q = self.question
+        if q is None or not q.requested:
+            return []
+        return [CancelGeneration(q.generation)]
+
+    def _request(self, q: Question) -> RequestDirectAnswer:
+        self.generation += 1
+        q.generation, q.requested = self.generation, True
+        return RequestDirectAnswer(q.text, q.speaker, q.generation)
+
+    @property
+    def active_generation(self) -> int:
+        q = self.question
+        return q.generation if q is not None and q.requested else 0

@@ -1,0 +1,79 @@
+"""Freshness before playback (SPEC §7): is a held intervention still worth saying?
+
+Two reasons to drop it, checked against the participants' turns since ``decided_turn``:
+- *stated*: someone already said the fact it carries (guard-style value match: every
+  number of the value appears exactly and ≥ 60% of its content words are in one turn);
+- *topic*: the conversation clearly moved on (the last few turns all share too little
+  with the intervention's topic). The similarity is pluggable (an embedding cosine on
+  the real machine); the default is lexical so the floor stays pure and model-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from app.events import Intervention, Turn
+from app.floor.text import content_tokens, lexical_similarity, numbers
+from app.settings import FloorSettings
+
+Similarity = Callable[[str, str], float]
+
+
+@dataclass(frozen=True)
+class Staleness:
+    reason: str  # "stated" or "topic"
+    detail: str
+
+
+def states_value(value: str, said: str, min_share: float) -> bool:
+    """True when ``said`` carries ``value``: numbers exact, enough of its content words."""
+    wanted = numbers(value)
+    if wanted and not wanted <= numbers(said):
+        return False
+    words = content_tokens(value) - wanted
+    if not words:
+        return bool(wanted)
+    return len(words & content_tokens(said)) / len(words) >= min_share
+
+
+def topic_text(intervention: Intervention) -> str:
+    return intervention.topic or intervention.claim or intervention.text
+
+
+class Freshness:
+    def __init__(
+        self,
+        settings: FloorSettings | None = None,
+        similarity: Similarity = lexical_similarity,
+        min_similarity: float | None = None,
+    ) -> None:
+        self.settings = settings or FloorSettings()
+        self.similarity = similarity
+        self.min_similarity = (
+            self.settings.freshness_topic_similarity if min_similarity is None else min_similarity
+        )
+
+    def check(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
+        """``since``: the participants' turns after the decision, oldest first."""
+        stated = self._stated(intervention, since)
+        return stated or self._moved_on(intervention, since)
+
+    def _stated(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
+        share = self.settings.freshness_value_share
+        for turn in since:
+            for value in intervention.values:
+                if states_value(value, turn.text, share):
+                    return Staleness("stated", f"{turn.speaker} said {value!r}: {turn.text!r}")
+        return None
+
+    def _moved_on(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
+        window = self.settings.freshness_drift_turns
+        if len(since) < window:
+            return None
+        topic = topic_text(intervention)
+        recent = since[-window:]
+        scores = [self.similarity(topic, t.text) for t in recent]
+        if max(scores) >= self.min_similarity:
+            return None
+        return Staleness("topic", f"last {window} turns off topic (best {max(scores):.2f})")

@@ -1,0 +1,490 @@
+"""The floor state machine (SPEC §5, §7): when the agent may speak, and when it must stop.
+
+Pure and event-driven: every input carries ``now`` (seconds on the session clock), no
+threads, no clock reads. Each input returns the commands it caused, in order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from app.events import (
+    AgentState,
+    AnswerDelta,
+    InputLevel,
+    Intervention,
+    InterventionKind,
+    PlaybackReceipt,
+    Turn,
+    VadEvent,
+    VadKind,
+    WakeEvent,
+)
+from app.floor.backchannel import is_backchannel
+from app.floor.direct import DirectQuestions
+from app.floor.freshness import Freshness
+from app.floor.glyph import Glyph
+from app.floor.outputs import (
+    CancelGeneration,
+    ClearCitation,
+    Command,
+    Delivered,
+    Dropped,
+    Earcon,
+    PatienceChanged,
+    Play,
+    RequestDirectAnswer,
+    ShowCitation,
+    StateChanged,
+    Stop,
+)
+from app.floor.permission import Permission, classify
+from app.floor.text import split_sentences
+from app.floor.timing import EPS, reached, within
+from app.settings import FloorMode, FloorSettings, Patience
+
+_NEVER = float("-inf")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """An intervention waiting for the floor (queued, held under a raised hand, or ready)."""
+
+    intervention: Intervention
+    since: float
+    resume_sentence: int = 0
+    recoveries: int = 0
+
+    @property
+    def direct(self) -> bool:
+        return self.intervention.kind == InterventionKind.DIRECT
+
+
+@dataclass
+class Playing:
+    slot: Slot
+    started: float
+    stop_reason: str | None = None
+
+
+def spoken_text(intervention: Intervention, resume_sentence: int, prefix: str) -> str:
+    """The text to say when starting at ``resume_sentence`` (0: the whole intervention)."""
+    if resume_sentence == 0:
+        return intervention.text
+    rest = " ".join(split_sentences(intervention.text)[resume_sentence:])
+    if rest[:1].isupper() and not rest[1:2].isupper() and not rest.startswith("I "):
+        rest = rest[0].lower() + rest[1:]
+    return f"{prefix} {rest}"
+
+
+class FloorFSM:
+    def __init__(self, settings: FloorSettings | None = None, freshness: Freshness | None = None):
+        self.settings = s = settings or FloorSettings()
+        self.freshness = freshness or Freshness(s)
+        self.mode = s.mode
+        self.patience = Patience.DEFAULT
+        self.paused = False
+        self.direct = DirectQuestions(s)
+        self.glyph = Glyph(s.glyph_debounce)
+        # What the room sounds like.
+        self.voiced = False
+        self.last_onset = _NEVER
+        self.silence_since: float | None = None
+        self.quiet_since: float | None = None
+        self.last_activity = _NEVER
+        self.thinking_since: float | None = None
+        self.played_until = _NEVER
+        # What the agent has to say.
+        self.queued: Slot | None = None
+        self.held: Slot | None = None
+        self.ready_direct: Slot | None = None
+        self.playing: Playing | None = None
+        self.permission_at: float | None = None
+        self.turns: deque[tuple[float, Turn]] = deque(maxlen=s.turn_history)
+        self.phrases: dict[str, list[Turn]] = {}
+        self.seen_ids: set[str] = set()
+        self.answered: set[int] = set()
+        self.deltas: dict[int, dict[int, AnswerDelta]] = {}
+        self._out: list[Command] = []
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def on_vad(self, event: VadEvent, now: float) -> list[Command]:
+        return self._run(now, lambda: self._vad(event))
+
+    def on_level(self, level: InputLevel, now: float) -> list[Command]:
+        return self._run(now, lambda: self._level(level))
+
+    def on_turn(self, turn: Turn, now: float) -> list[Command]:
+        return self._run(now, lambda: self._turn(turn, now))
+
+    def on_wake(self, wake: WakeEvent, now: float) -> list[Command]:
+        return self._run(now, lambda: self._wake(wake, now))
+
+    def on_intervention(self, intervention: Intervention, now: float) -> list[Command]:
+        return self._run(now, lambda: self._intervention(intervention, now))
+
+    def on_answer_delta(self, delta: AnswerDelta, now: float) -> list[Command]:
+        return self._run(now, lambda: self._delta(delta, now))
+
+    def on_receipt(self, receipt: PlaybackReceipt, now: float) -> list[Command]:
+        return self._run(now, lambda: self._receipt(receipt, now))
+
+    def tick(self, now: float) -> list[Command]:
+        return self._run(now, lambda: None)
+
+    # --- UI commands ----------------------------------------------------------------------
+
+    def grant_floor(self, now: float) -> list[Command]:
+        return self._run(now, lambda: self._grant(now))
+
+    def lower_hand(self, now: float) -> list[Command]:
+        return self._run(now, lambda: self._lower_hand("hand_lowered"))
+
+    def set_mode(self, mode: FloorMode, now: float) -> list[Command]:
+        return self._run(now, lambda: self._set_mode(mode, now))
+
+    def set_patience(self, patience: Patience, now: float) -> list[Command]:
+        def change() -> None:
+            self.patience = patience
+            self._emit(PatienceChanged(patience))
+
+        return self._run(now, change)
+
+    def set_paused(self, paused: bool, now: float) -> list[Command]:
+        return self._run(now, lambda: self._pause(now) if paused else self._resume())
+
+    @property
+    def state(self) -> AgentState:
+        return self.glyph.shown
+
+    # --- hearing --------------------------------------------------------------------------
+
+    def _vad(self, e: VadEvent) -> None:
+        if e.self_voice:
+            return  # the agent's own voice neither takes nor frees the floor
+        if e.kind in (VadKind.SPEECH_ONSET, VadKind.SUSTAINED_SPEECH):
+            if e.kind == VadKind.SPEECH_ONSET:
+                self.last_onset = self.last_activity = e.time
+            self.voiced, self.silence_since = True, None
+            self.direct.on_voiced(True, e.time)
+            if e.kind == VadKind.SUSTAINED_SPEECH:
+                self._barge_in()
+            return
+        self.voiced = False
+        self.direct.on_voiced(False, e.time)
+        start = e.time - self.settings.release_silence if e.kind == VadKind.LONG_SILENCE else e.time
+        self.silence_since = min(self.silence_since or e.time, start)
+
+    def _level(self, level: InputLevel) -> None:
+        if level.is_speech:
+            self.silence_since = None
+        elif self.silence_since is None:
+            self.silence_since = level.time
+        if level.rms >= self.settings.release_rms:
+            self.quiet_since = None
+        elif self.quiet_since is None:
+            self.quiet_since = level.time
+
+    def _opening(self, now: float) -> bool:
+        """A real pause: long VAD silence, nobody speaking, a quiet input level."""
+        s = self.settings
+        if self.voiced or self.silence_since is None or self.quiet_since is None:
+            return False
+        silent_from = max(self.silence_since, self.played_until)
+        return reached(now, silent_from, s.release_silence) and reached(
+            now, self.quiet_since, s.release_rms_hold
+        )
+
+    def _barge_in(self) -> None:
+        if self.playing is not None and self.playing.stop_reason is None:
+            self._stop("barge_in")
+
+    # --- turns, wake words, permission ----------------------------------------------------
+
+    def _turn(self, turn: Turn, now: float) -> None:
+        self.last_activity = now
+        if is_backchannel(turn.text):
+            return  # neither a question, a permission nor a change of topic
+        self.turns.append((now, turn))
+        if not self.paused:
+            self._direct_commands(self.direct.on_turn(turn, now), now)
+        if self.held is not None or self.queued is not None:
+            self._permission(turn, now)
+
+    def _wake(self, wake: WakeEvent, now: float) -> None:
+        if self.paused:
+            return
+        self.last_activity = now
+        self._emit(Earcon("wake"))
+        self._direct_commands(self.direct.on_wake(wake, now), now)
+
+    def _permission(self, turn: Turn, now: float) -> None:
+        s = self.settings
+        joined = [
+            t
+            for t in self.phrases.get(turn.speaker, [])
+            if within(turn.start - t.end, s.permission_join)
+            and within(turn.end - t.start, s.permission_span)
+        ]
+        self.phrases[turn.speaker] = [*joined, turn]
+        hand_up = self.held is not None
+        verdict = classify(turn.text, hand_up)
+        if verdict == Permission.NONE and joined:
+            verdict = classify(" ".join(t.text for t in [*joined, turn]), hand_up)
+        if verdict == Permission.GRANT:
+            self._grant(now)
+        elif verdict == Permission.DENY:
+            self.permission_at = None
+
+    def _grant(self, now: float) -> None:
+        if (self.held or self.queued) and self.permission_at is None:
+            self.permission_at = now
+
+    def _lower_hand(self, reason: str) -> None:
+        if self.held is not None:
+            self._drop(self.held, reason)
+            self.held, self.permission_at = None, None
+
+    # --- interventions and answers --------------------------------------------------------
+
+    def _intervention(self, iv: Intervention, now: float) -> None:
+        if iv.id in self.seen_ids:
+            self._emit(Dropped(iv.id, "duplicate"))
+            return
+        self.seen_ids.add(iv.id)
+        slot = Slot(iv, since=now)
+        if self.paused:
+            self._drop(slot, "paused")
+        elif slot.direct:
+            self._answer(slot, now)
+        elif self.mode == FloorMode.HAND_RAISE:
+            self._lower_hand("replaced")
+            self.held = slot
+        else:
+            if self.queued is not None:
+                self._drop(self.queued, "replaced")
+            self.queued = slot
+
+    def _answer(self, slot: Slot, now: float) -> None:
+        generation = slot.intervention.generation
+        if generation != self.direct.active_generation:
+            self._drop(slot, "superseded")
+        elif generation in self.answered:
+            self._drop(slot, "duplicate")
+        else:
+            self.answered.add(generation)
+            self.thinking_since = None
+            if self.playing is None:
+                self._play(slot, now)
+            else:
+                self.ready_direct = slot
+
+    def _delta(self, d: AnswerDelta, now: float) -> None:
+        iid = f"direct-{d.generation}"
+        if d.generation != self.direct.active_generation or d.generation in self.answered:
+            if iid not in self.seen_ids:
+                self.seen_ids.add(iid)
+                reason = "duplicate" if d.generation in self.answered else "superseded"
+                self._emit(Dropped(iid, reason))
+            return
+        parts = self.deltas.setdefault(d.generation, {})
+        parts.setdefault(d.seq, d)  # a repeated sequence number is a duplicate
+        last = next((p.seq for p in parts.values() if p.final), None)
+        if last is None or any(i not in parts for i in range(last + 1)):
+            return
+        pieces = [parts[i] for i in range(last + 1)]
+        del self.deltas[d.generation]
+        text = "".join(p.text for p in pieces).strip()
+        citations = tuple(c for p in pieces for c in p.citations)
+        iv = Intervention(
+            iid, InterventionKind.DIRECT, text, intent="answer", citations=citations,
+            generation=d.generation,
+        )
+        self.seen_ids.add(iid)
+        self._answer(Slot(iv, since=now), now)
+
+    def _direct_commands(self, commands: list[Command], now: float) -> None:
+        for c in commands:
+            self._emit(c)
+            if isinstance(c, RequestDirectAnswer):
+                self.thinking_since = now
+            elif isinstance(c, CancelGeneration):
+                self._cancel_generation(c.generation)
+
+    def _cancel_generation(self, generation: int) -> None:
+        self.thinking_since = None
+        self.deltas.pop(generation, None)
+        for name in ("ready_direct", "queued"):
+            slot: Slot | None = getattr(self, name)
+            if slot and slot.direct and slot.intervention.generation == generation:
+                self._drop(slot, "superseded")
+                setattr(self, name, None)
+        p = self.playing
+        if p and p.slot.direct and p.slot.intervention.generation == generation:
+            if p.stop_reason is None:
+                self._stop("superseded")
+
+    # --- playback -------------------------------------------------------------------------
+
+    def _play(self, slot: Slot, now: float) -> None:
+        iv = self.intervention_fresh(slot)
+        if iv is None:
+            return
+        text = spoken_text(iv, slot.resume_sentence, self.settings.resume_prefix)
+        self._emit(Play(iv, text, slot.resume_sentence))
+        if iv.citations:
+            self._emit(ShowCitation(iv.citations[0]))
+        self.playing = Playing(slot, now)
+
+    def intervention_fresh(self, slot: Slot) -> Intervention | None:
+        """The intervention if it is still worth saying; drops and records it otherwise."""
+        iv = slot.intervention
+        if slot.direct:
+            return iv
+        if iv.decided_turn >= 0:
+            since = [t for _, t in self.turns if t.index > iv.decided_turn]
+        else:
+            since = [t for at, t in self.turns if at > slot.since]
+        stale = self.freshness.check(iv, since)
+        if stale is None:
+            return iv
+        self._drop(slot, f"stale_{stale.reason}", stale.detail)
+        return None
+
+    def _stop(self, reason: str) -> None:
+        assert self.playing is not None
+        self.playing.stop_reason = reason
+        self._emit(Stop(reason))
+
+    def _receipt(self, r: PlaybackReceipt, now: float) -> None:
+        p = self.playing
+        if p is None or r.intervention_id != p.slot.intervention.id or r.status == "started":
+            return
+        self.playing, self.played_until = None, now
+        if p.slot.intervention.citations:
+            self._emit(ClearCitation())
+        if r.status == "failed":
+            self._drop(p.slot, "playback_failed")
+        else:
+            complete = r.status == "finished"
+            self._emit(Delivered(p.slot.intervention, r, complete))
+            if not complete and p.stop_reason == "barge_in":
+                self._recover(p.slot, r, now)
+        if self.ready_direct is not None:
+            slot, self.ready_direct = self.ready_direct, None
+            self._play(slot, now)
+
+    def _recover(self, slot: Slot, r: PlaybackReceipt, now: float) -> None:
+        """Replay in full (< 2 s heard), resume at the sentence (2-5 s), else drop the rest."""
+        s, heard = self.settings, r.delivered_seconds
+        sentence = slot.resume_sentence + r.sentence_index
+        sentences = len(split_sentences(slot.intervention.text))
+        if slot.recoveries >= s.max_recoveries:
+            self._drop(slot, "interrupted", f"interrupted {slot.recoveries + 1} times")
+            return
+        if heard < s.replay_full_below - EPS:
+            again = replace(slot, since=now, recoveries=slot.recoveries + 1)
+        elif within(heard, s.resume_below) and sentence < sentences:
+            again = Slot(slot.intervention, now, sentence, slot.recoveries + 1)
+        else:
+            self._drop(slot, "interrupted", f"{heard:.1f} s heard, the rest dropped")
+            return
+        if self.queued is not None:  # something newer is waiting: it wins
+            self._drop(again, "replaced")
+        elif self.mode == FloorMode.HAND_RAISE and not slot.direct:
+            self._lower_hand("replaced")
+            self.held = again
+        else:
+            self.queued = again
+
+    # --- modes ----------------------------------------------------------------------------
+
+    def _set_mode(self, mode: FloorMode, now: float) -> None:
+        self.mode = mode
+        if mode == FloorMode.HAND_RAISE and self.queued and not self.queued.direct:
+            self._lower_hand("replaced")
+            self.held, self.queued = replace(self.queued, since=now), None
+        elif mode == FloorMode.SPEAK and self.held is not None:
+            if self.queued is not None:
+                self._drop(self.queued, "replaced")
+            self.queued, self.held = self.held, None
+
+    def _pause(self, now: float) -> None:
+        self.paused = True
+        if self.playing is not None and self.playing.stop_reason is None:
+            self._stop("paused")
+        for name in ("queued", "held", "ready_direct"):
+            slot = getattr(self, name)
+            if slot is not None:
+                self._drop(slot, "paused")
+                setattr(self, name, None)
+        self.permission_at = None
+        if self.direct.active_generation:
+            self._direct_commands([CancelGeneration(self.direct.active_generation)], now)
+        self.direct.question = None
+        self.thinking_since = None
+
+    def _resume(self) -> None:
+        self.paused = False
+
+    # --- time -----------------------------------------------------------------------------
+
+    def _run(self, now: float, action: Callable[[], None]) -> list[Command]:
+        self._out = []
+        action()
+        self._advance(now)
+        return self._out
+
+    def _advance(self, now: float) -> None:
+        if not self.paused:
+            self._direct_commands(self.direct.tick(now), now)
+        s = self.settings
+        if self.held is not None and reached(now, self.held.since, s.hand_timeout):
+            self._lower_hand("no_permission")
+        if self.permission_at is not None and reached(now, self.permission_at, s.permission_wait):
+            self._permitted(now)
+        if self.queued is not None and self.playing is None and self._opening(now):
+            if not self.paused and self.permission_at is None:
+                slot, self.queued = self.queued, None
+                self._play(slot, now)
+        self._show(now)
+
+    def _permitted(self, now: float) -> None:
+        """Permission was given ``permission_wait`` ago: speak unless someone took the floor."""
+        granted, self.permission_at = self.permission_at, None
+        assert granted is not None
+        if self.voiced or self.last_onset > granted or self.playing is not None:
+            return
+        slot = self.held or self.queued
+        self.held = self.queued = None
+        if slot is not None:
+            self._play(slot, now)
+
+    def _desired(self, now: float) -> AgentState:
+        s = self.settings
+        if self.paused:
+            return AgentState.PAUSED
+        if self.playing is not None:
+            return AgentState.SPEAKING
+        if self.held is not None:
+            return AgentState.HAND_RAISED
+        thinking = self.thinking_since
+        if thinking is not None and not reached(now, thinking, s.glyph_thinking_timeout):
+            return AgentState.THINKING
+        if not reached(now, self.last_activity, s.glyph_listening_timeout):
+            return AgentState.LISTENING
+        return AgentState.IDLE
+
+    def _show(self, now: float) -> None:
+        state = self.glyph.update(self._desired(now), now)
+        if state is not None:
+            self._emit(StateChanged(state))
+
+    def _emit(self, command: Command) -> None:
+        self._out.append(command)
+
+    def _drop(self, slot: Slot, reason: str, detail: str = "") -> None:
+        self._emit(Dropped(slot.intervention.id, reason, detail))

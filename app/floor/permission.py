@@ -1,0 +1,48 @@
+"""Spoken permission to take the floor while the agent's hand is up (SPEC §5).
+
+Phrases are end-anchored ("go ahead, Jarvis" but not "go ahead with the plan"); the bare
+forms ("go ahead", "you can speak") count only while the hand is up and only as the whole
+utterance, after optional fillers ("ok, go ahead"). Denials ("not yet", "hold on", "wait",
+"stop", "don't ...") are never permission.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from app.floor.text import tokens
+
+_NAME = r"(?:jarvis|agent)"
+_VERB = r"(?:go on|go ahead|speak|answer|jump in|talk)"
+_YOU_CAN = r"you can (?:speak|talk|answer|go ahead|jump in)"
+_ADDRESSED = [
+    re.compile(rf"\bgo ahead {_NAME}(?: please)?$"),
+    re.compile(rf"\b{_NAME} (?:please )?{_VERB}(?: please)?$"),
+    re.compile(rf"\b{_NAME} {_YOU_CAN}(?: now)?$"),
+    re.compile(rf"\b{_YOU_CAN} {_NAME}$"),
+]
+_FILLERS = r"(?:(?:ok|okay|yes|yeah|sure|alright|right|so|well|now|please) )*"
+_BARE = re.compile(rf"^{_FILLERS}(?:go ahead|{_YOU_CAN})(?: now| please)?$")
+_DENIAL = re.compile(
+    r"\b(?:not yet|hold on|hang on|wait|stop|don't|dont|do not|not now|no need|never mind)\b"
+)
+
+
+class Permission(str, Enum):
+    GRANT = "grant"
+    DENY = "deny"
+    NONE = "none"
+
+
+def classify(text: str, hand_up: bool) -> Permission:
+    """Whether ``text`` grants the agent the floor."""
+    said = " ".join(tokens(text))
+    if not said:
+        return Permission.NONE
+    addressed = any(p.search(said) for p in _ADDRESSED)
+    bare = hand_up and bool(_BARE.match(said))
+    if _DENIAL.search(said):
+        mentions = re.search(rf"\b{_NAME}\b", said) or hand_up
+        return Permission.DENY if mentions else Permission.NONE
+    return Permission.GRANT if addressed or bare else Permission.NONE

@@ -1,0 +1,227 @@
+"""Speak mode: release at a real opening, replacement, barge-in and recovery, freshness."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.floor.script import iv, receipt, room, run, turn
+
+TEXT = "Actually, the trial enrolled 120 patients. That is on page 2."
+PLAY = ("play", "p1", TEXT, 0)
+SPEAKING = [("cite", 7), ("state", "speaking")]
+LISTENING = (0.0, ("state", "listening"))
+
+
+def played_at(t: float, iid: str = "p1", text: str = TEXT, resume: int = 0) -> list:
+    return [(t, ("play", iid, text, resume)), (t, ("cite", 7)), (t, ("state", "speaking"))]
+
+
+def finished_at(t: float, seconds: float, iid: str = "p1") -> list:
+    return [(t, ("uncite",)), (t, ("delivered", iid, True, seconds)), (t, ("state", "listening"))]
+
+
+RELEASE = [
+    pytest.param(
+        room(0, 12, speech=[(0, 3)]) + [(1.0, "iv", iv())],
+        [LISTENING, *played_at(5.0)],
+        id="released-after-2s-silence-and-quiet-level",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3)], noise=[(3, 6)]) + [(1.0, "iv", iv())],
+        [LISTENING, *played_at(6.4)],
+        id="noisy-room-holds-until-rms-quiet-350ms",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3), (4, 4.6)]) + [(1.0, "iv", iv())],
+        [LISTENING, *played_at(6.6)],
+        id="new-speech-restarts-the-2s-silence",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3)]) + [(1.0, "iv", iv()), (2.0, "iv", iv("p2"))],
+        [LISTENING, (2.0, ("drop", "p1", "replaced")), *played_at(5.0, "p2")],
+        id="newer-intervention-replaces-the-queued-one",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3)]) + [(1.0, "iv", iv()), (2.0, "iv", iv())],
+        [LISTENING, (2.0, ("drop", "p1", "duplicate")), *played_at(5.0)],
+        id="duplicate-dropped-on-arrival",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3)])
+        + [(1.0, "iv", iv()), (6.0, "iv", iv("p2")), receipt(8.0, "p1", "finished", 3.0)],
+        [LISTENING, *played_at(5.0), *finished_at(8.0, 3.0), *played_at(10.0, "p2")],
+        id="one-arriving-while-speaking-waits-2s-after-own-playback",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), RELEASE)
+def test_release(steps: list, expected: list) -> None:
+    assert run(steps).log == expected
+
+
+def barge(heard: float, sentence: int, after: float) -> list:
+    """Playback starts at 5.0; a participant takes the floor so that ``heard`` s were heard."""
+    onset = 5.0 + heard - 0.5
+    return (
+        room(0, 16, speech=[(0, 3), (onset, onset + 2.0)])
+        + [(1.0, "iv", iv()), receipt(5.0 + heard + 0.02, "p1", "stopped", heard, sentence)]
+        + [(after, "tick", None)]
+    )
+
+
+def stopped_at(t: float, heard: float) -> list:
+    return [(t, ("stop", "barge_in"))], [
+        (round(t + 0.02, 2), ("uncite",)),
+        (round(t + 0.02, 2), ("delivered", "p1", False, heard)),
+    ]
+
+
+def _barge_expected(heard: float, tail: list) -> list:
+    stop, partial = stopped_at(5.0 + heard, heard)
+    t = round(5.0 + heard + 0.02, 2)
+    return [LISTENING, *played_at(5.0), *stop, *partial, *tail(t)]
+
+
+BARGE = [
+    pytest.param(
+        barge(1.9, 0, 12),
+        _barge_expected(
+            1.9, lambda t: [(t, ("state", "listening")), *played_at(10.4)]
+        ),
+        id="barge-in-at-1.9s-replays-in-full-at-next-opening",
+    ),
+    pytest.param(
+        barge(3.0, 1, 13),
+        _barge_expected(
+            3.0,
+            lambda t: [
+                (t, ("state", "listening")),
+                *played_at(11.5, text="To finish my response, that is on page 2.", resume=1),
+            ],
+        ),
+        id="barge-in-at-3s-resumes-at-the-interrupted-sentence",
+    ),
+    pytest.param(
+        barge(6.0, 1, 16),
+        _barge_expected(
+            6.0, lambda t: [(t, ("drop", "p1", "interrupted")), (t, ("state", "listening"))]
+        ),
+        id="barge-in-at-6s-drops-the-rest",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), BARGE)
+def test_barge_in_and_recovery(steps: list, expected: list) -> None:
+    assert run(steps).log == expected
+
+
+NO_YIELD = [
+    pytest.param(room(5, 9, speech=[(5.5, 8.0)], self_voice=True), id="own-voice-sustained"),
+    pytest.param(
+        room(5, 9, speech=[(6.0, 6.4)]) + [(6.9, "turn", turn("B", "Mm-hmm.", 6.0, 6.4))],
+        id="backchannel",
+    ),
+    pytest.param(room(5, 9, speech=[(6.0, 6.3)]), id="short-burst-under-0.5s"),
+]
+
+
+@pytest.mark.parametrize("extra", NO_YIELD)
+def test_no_yield(extra: list) -> None:
+    steps = room(0, 5, speech=[(0, 3)]) + extra + [(1.0, "iv", iv()), receipt(9.0, "p1", "finished", 4.0)]
+    assert run(steps).log == [LISTENING, *played_at(5.0), *finished_at(9.0, 4.0)]
+
+
+def test_second_interruption_counts_sentences_from_the_resume_point() -> None:
+    text = "One fact. Two facts here. Three facts now. Four and last."
+    steps = (
+        room(0, 22, speech=[(0, 3), (7.5, 9.5), (13.5, 14.5)])
+        + [(1.0, "iv", iv(text=text, values=()))]
+        + [receipt(8.02, "p1", "stopped", 3.0, 1), receipt(14.02, "p1", "stopped", 2.5, 1)]
+    )
+    plays = [d for _, d in run(steps).log if d[0] == "play"]
+    assert plays == [
+        ("play", "p1", text, 0),
+        ("play", "p1", "To finish my response, two facts here. Three facts now. Four and last.", 1),
+        ("play", "p1", "To finish my response, three facts now. Four and last.", 2),
+    ]
+
+
+FRESHNESS = [
+    pytest.param(
+        [(2.0, "turn", turn("B", "I think it was 120 patients in the end.", 1.0, 1.8, 5))],
+        [(5.0, ("drop", "p1", "stale_stated"))],
+        id="participant-stated-the-fact",
+    ),
+    pytest.param(
+        [(2.0, "turn", turn("B", "I think it was 100 patients in the end.", 1.0, 1.8, 5))],
+        played_at(5.0),
+        id="different-number-is-not-the-fact",
+    ),
+    pytest.param(
+        [(2.0, "turn", turn("B", "It was 120 or so.", 1.0, 1.8, 5))],
+        played_at(5.0),
+        id="number-without-the-words-is-not-the-fact",
+    ),
+    pytest.param(
+        [(2.0, "turn", turn("B", "Yes, 120 patients.", 1.0, 1.8, 4))],
+        played_at(5.0),
+        id="turn-before-the-decision-does-not-count",
+    ),
+    pytest.param(
+        [
+            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
+            (2.1, "turn", turn("C", "Pizza sounds good to me.", 1.9, 2.0, 6)),
+            (2.2, "turn", turn("B", "Pepperoni or margherita?", 2.0, 2.1, 7)),
+        ],
+        [(5.0, ("drop", "p1", "stale_topic"))],
+        id="conversation-moved-to-another-topic",
+    ),
+    pytest.param(
+        [
+            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
+            (2.1, "turn", turn("C", "Wait, how many patients did the trial enroll?", 1.9, 2.0, 6)),
+            (2.2, "turn", turn("B", "Pepperoni or margherita?", 2.0, 2.1, 7)),
+        ],
+        played_at(5.0),
+        id="one-on-topic-turn-keeps-it",
+    ),
+    pytest.param(
+        [
+            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
+            (2.1, "turn", turn("C", "Pizza sounds good to me.", 1.9, 2.0, 6)),
+        ],
+        played_at(5.0),
+        id="two-off-topic-turns-are-not-yet-a-move",
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "tail"), FRESHNESS)
+def test_freshness_before_playback(turns: list, tail: list) -> None:
+    steps = room(0, 8, speech=[(0, 3)]) + [(1.0, "iv", iv(decided_turn=4))] + turns
+    assert run(steps).log == [LISTENING, *tail]
+
+
+def test_freshness_without_turn_indices_uses_arrival() -> None:
+    said = "So 120 patients, right?"
+    early = room(0, 8, speech=[(0, 3)]) + [
+        (0.5, "turn", turn("B", said, 0.1, 0.4)),
+        (1.0, "iv", iv()),
+    ]
+    late = room(0, 8, speech=[(0, 3)]) + [(1.0, "iv", iv()), (2.0, "turn", turn("B", said, 1, 2))]
+    assert run(early).of("play", "drop") == [(5.0, ("play", "p1", TEXT, 0))]
+    assert run(late).of("play", "drop") == [(5.0, ("drop", "p1", "stale_stated"))]
+
+
+def test_stale_detail_says_why() -> None:
+    steps = room(0, 8, speech=[(0, 3)]) + [
+        (1.0, "iv", iv(decided_turn=4)),
+        (2.0, "turn", turn("B", "I think it was 120 patients.", 1.0, 1.8, 5)),
+    ]
+    fsm = run([s for s in steps if s[0] < 4.9]).fsm
+    from app.floor import Dropped
+
+    dropped = [c for c in fsm.tick(5.0) if isinstance(c, Dropped)]
+    assert dropped[0].detail.startswith("B said '120 patients'")
