@@ -67,21 +67,10 @@ def build_settings(args: argparse.Namespace) -> Any:
     if getattr(args, "patience", None):
         ledger = dataclasses.replace(ledger, patience=Patience(args.patience))
     if getattr(args, "no_deference", False):
-        if "deference" not in {f.name for f in dataclasses.fields(ledger)}:
-            raise _UserError(
-                "This build's backbone has no switch for deference (gate and "
-                "self-repair); --no-deference is unavailable."
-            )
-        ledger = dataclasses.replace(ledger, deference=False)  # type: ignore[call-arg]
+        ledger = dataclasses.replace(ledger, deference=False)
     if getattr(args, "context_mode", None):
         llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
     return dataclasses.replace(settings, ledger=ledger, llm=llm)
-
-
-class _UserError(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.user_message = message
 
 
 def _guarded(handler: Any) -> Any:

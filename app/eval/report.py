@@ -114,13 +114,17 @@ def write_replay_report(report: ReplayReport, out_dir: Path, meta: dict[str, Any
 # --- direct QA ----------------------------------------------------------------------------
 
 
+def _fraction(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
 def qa_markdown(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     rows = [
         ["items (answerable)", f"{summary['items']} ({summary['answerable']})"],
         ["accuracy (gold contained) %", summary["accuracy_pct"]],
-        ["token F1", summary["token_f1"]],
+        ["token F1", _fraction(summary["token_f1"])],
         ["cited %", summary["cited_pct"]],
-        ["citation overlap", summary["citation_overlap"]],
+        ["citation overlap", _fraction(summary["citation_overlap"])],
         ["citation hit %", summary["citation_hit_pct"]],
         ["abstained on answerable %", summary["abstention_pct"]],
         ["abstained on unanswerable %", summary["abstained_when_unanswerable_pct"]],

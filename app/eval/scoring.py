@@ -120,7 +120,7 @@ def _content_words(text: str) -> set[str]:
 
 def is_backchannel(text: str, max_words: int = FloorSettings().backchannel_max_words) -> bool:
     """A short turn made only of acknowledgement words ("Mm-hm.", "Yeah, right.")."""
-    words = re.findall(r"[a-z']+", text.lower())
+    words = re.findall(r"[a-z]+", text.lower().replace("\u2019", "'"))
     if not words or len(words) > max_words:
         return False
     return all(

@@ -154,9 +154,16 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+_FUNCTION_WORDS = frozenset(
+    "of to in on for and or by with from at as is are was were be been this that these those "
+    "it its their there which who".split()
+)
+
+
 def overlap_coefficient(a: str, b: str) -> float:
-    """|A ∩ B| / min(|A|, |B|) over canonical token sets."""
-    sa, sb = set(canonical_tokens(a)), set(canonical_tokens(b))
+    """|A ∩ B| / min(|A|, |B|) over canonical content-token sets."""
+    sa = set(canonical_tokens(a)) - _FUNCTION_WORDS
+    sb = set(canonical_tokens(b)) - _FUNCTION_WORDS
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / min(len(sa), len(sb))
