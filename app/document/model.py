@@ -1,0 +1,50 @@
+"""The indexed document: numbered sentences that resolve to text, page and rectangles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+Rect = tuple[float, float, float, float]
+
+# Rough characters per LLM token for English prose (Qwen / Llama tokenisers land near 4).
+_CHARS_PER_TOKEN = 4.0
+
+
+@dataclass(frozen=True)
+class Sentence:
+    sid: int
+    text: str
+    page: int  # 1-based
+    rects: tuple[Rect, ...]  # PDF points, page coordinates (x0, y0, x1, y1); empty for text files
+    kind: str = "text"  # or "table_row"
+
+
+@dataclass
+class DocumentIndex:
+    path: Path
+    sha256: str
+    title: str
+    page_count: int
+    sentences: list[Sentence] = field(default_factory=list)
+
+    def get(self, sid: int) -> Sentence | None:
+        if 0 <= sid < len(self.sentences):
+            return self.sentences[sid]
+        return None
+
+    @cached_property
+    def _block(self) -> str:
+        return "\n".join(f"[S{s.sid}] {s.text}" for s in self.sentences)
+
+    def numbered_block(self) -> str:
+        """The ``[S#] text`` lines, built once: the identical prefix of every LLM call."""
+        return self._block
+
+    def token_estimate(self) -> int:
+        return round(len(self._block) / _CHARS_PER_TOKEN)
+
+    @property
+    def table_rows(self) -> int:
+        return sum(1 for s in self.sentences if s.kind == "table_row")

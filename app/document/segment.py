@@ -1,0 +1,201 @@
+"""Sentence segmentation over positioned words.
+
+Pure text logic: words come from a PDF page (with boxes) or a text file (without). The
+splitter cuts after ``.!?`` unless the period belongs to an abbreviation, an initial or a
+number, keeps trailing citations with their sentence, and repairs line-end hyphenation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from app.document.model import Rect
+
+LineKey = tuple[int, int, int]  # (page, block, line) of the visual line a box sits on
+Box = tuple[LineKey, Rect]
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    page: int = 1
+    boxes: tuple[Box, ...] = ()
+    line_end: bool = False  # last word of its visual line (or block): hyphenation may join
+
+
+# Periods after these never end a sentence (they always lead into more text).
+NEVER_FINAL = frozenset(
+    "e.g i.e cf vs viz fig figs eq eqs sec secs tab dr mr mrs ms prof approx ca resp "
+    "incl ref refs ch chap app st mt vol eds ed nr".split()
+)
+# These end a sentence only when a typical sentence opener follows.
+MAYBE_FINAL = frozenset("al etc inc ltd co corp jr sr bros".split())
+# Only abbreviations when a number follows ("No. 5", "pp. 12", "Feb. 10").
+BEFORE_NUMBER = frozenset("no nos p pp jan feb mar apr jun jul aug sep sept oct nov dec".split())
+OPENERS = frozenset(
+    "the this these that those there their then thus however we our in on at for it its "
+    "a an as to after although because but by during each from here if moreover most "
+    "many more other since some such two three while with when where which what who how "
+    "furthermore finally first second overall further note also".split()
+)
+
+_CLOSERS = "\"'”’)]»"
+_TRAILING_CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]$")
+_CITATION_WORD = re.compile(r"^\[\d+(?:[,–-]\d+)*[,\]]?\.?$|^\d+\]\.?$")
+_FOOTNOTE_AFTER_PERIOD = re.compile(r"[A-Za-z)\]][.!?]\d{1,2}$")
+_INITIALISM = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")
+_DROP_CATEGORIES = frozenset({"Cc", "Co", "Cf", "Cs", "Cn"})
+
+
+def normalize(text: str) -> str:
+    """NFKC (ligatures, compatibility forms) minus control / private-use characters."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) not in _DROP_CATEGORIES)
+
+
+def words_from_text(text: str, page: int = 1) -> list[Word]:
+    """Words of plain text; the last word of each line may join a hyphenated next line."""
+    words: list[Word] = []
+    for line in text.splitlines():
+        tokens = [t for t in (normalize(t) for t in line.split()) if t]
+        for i, token in enumerate(tokens):
+            words.append(Word(token, page, (), i == len(tokens) - 1))
+    return words
+
+
+def vocabulary(words: Iterable[Word]) -> frozenset[str]:
+    """Lower-cased words of the document, used to decide how a line-end hyphen joins."""
+    return frozenset(_bare(w.text) for w in words if not w.line_end)
+
+
+def _bare(text: str) -> str:
+    return text.strip(".,;:!?()[]{}\"'“”‘’").lower()
+
+
+def _join_hyphen(head: str, tail: str, vocab: frozenset[str]) -> str:
+    stem = head[:-1]
+    if head.endswith("–") or not tail[:1].islower():
+        return head + tail  # "SARS-" + "CoV", "84–" + "91": the dash is part of the word
+    glued, kept = stem + tail, head + tail
+    if _bare(kept) in vocab and _bare(glued) not in vocab:
+        return kept
+    if ("-" in stem.lstrip("-") or stem[-1:].isdigit()) and _bare(glued) not in vocab:
+        return kept  # "state-of-the-" + "art", "260-" + "fold"
+    return glued
+
+
+def dehyphenate(words: Sequence[Word], vocab: frozenset[str] = frozenset()) -> list[Word]:
+    """Join words broken across lines: "de-" + "terministic" -> "deterministic"."""
+    out: list[Word] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if (
+            nxt is not None
+            and word.line_end
+            and len(word.text) > 1
+            and word.text[-1] in "-–"
+            and word.text[-2].isalnum()
+        ):
+            text = _join_hyphen(word.text, nxt.text, vocab)
+            boxes = word.boxes + nxt.boxes
+            out.append(replace(word, text=text, boxes=boxes, line_end=nxt.line_end))
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
+def _core(text: str) -> str:
+    """The word without closing quotes/brackets and a citation glued after its period."""
+    core = text.rstrip(_CLOSERS)
+    stripped = _TRAILING_CITATION.sub("", text)
+    if stripped != text and stripped[-1:] in ".!?":
+        return stripped.rstrip(_CLOSERS)
+    return core
+
+
+def _opener(word: Word | None) -> bool:
+    return word is not None and word.text.strip("\"“‘'(").lower() in OPENERS
+
+
+def ends_sentence(word: Word, nxt: Word | None) -> bool:
+    """Whether a sentence ends after ``word`` given the following word."""
+    text = word.text
+    if _FOOTNOTE_AFTER_PERIOD.search(text) and (nxt is None or nxt.text[:1].isupper()):
+        return True  # "(RNNs).2 For each ..." (footnote mark after the period)
+    core = _core(text)
+    if not core or core[-1] not in ".!?…":
+        return False
+    if nxt is None:
+        return True
+    starts_lower = nxt.text[:1].islower()
+    if core[-1] in "!?":
+        return not starts_lower
+    stem = core.rstrip(".…").lstrip("(\"“‘'[")
+    key = stem.lower()
+    if key in NEVER_FINAL or (key in BEFORE_NUMBER and nxt.text[:1].isdigit()):
+        return False
+    if key in MAYBE_FINAL or _INITIALISM.match(stem) or (len(stem) == 1 and stem.isupper()):
+        return _opener(nxt)
+    return not starts_lower
+
+
+def split_sentences(words: Sequence[Word]) -> list[list[Word]]:
+    """Cut a run of words into sentences; a citation after the period stays with it."""
+    sentences: list[list[Word]] = []
+    current: list[Word] = []
+    i = 0
+    while i < len(words):
+        current.append(words[i])
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if ends_sentence(words[i], nxt):
+            while i + 1 < len(words) and _CITATION_WORD.match(words[i + 1].text):
+                i += 1
+                current.append(words[i])
+            sentences.append(current)
+            current = []
+        i += 1
+    if current:
+        sentences.append(current)
+    return sentences
+
+
+def sentence_text(words: Sequence[Word]) -> str:
+    return " ".join(w.text for w in words)
+
+
+def sentence_rects(words: Sequence[Word]) -> tuple[Rect, ...]:
+    """One rectangle per visual line on the sentence's first page, in reading order."""
+    if not words:
+        return ()
+    page = words[0].page
+    lines: dict[LineKey, list[float]] = {}
+    for word in words:
+        for key, (x0, y0, x1, y1) in word.boxes:
+            if key[0] != page:
+                continue
+            r = lines.setdefault(key, [x0, y0, x1, y1])
+            r[0], r[1], r[2], r[3] = min(r[0], x0), min(r[1], y0), max(r[2], x1), max(r[3], y1)
+    return _merge_same_line([(r[0], r[1], r[2], r[3]) for r in lines.values()])
+
+
+def _merge_same_line(rects: list[Rect]) -> tuple[Rect, ...]:
+    """Merge rectangles that sit side by side on one baseline (a run-in heading + text)."""
+    merged: list[Rect] = []
+    for r in rects:
+        if merged:
+            p = merged[-1]
+            overlap = min(p[3], r[3]) - max(p[1], r[1])
+            height = min(p[3] - p[1], r[3] - r[1])
+            gap = r[0] - p[2]
+            if height > 0 and overlap >= 0.5 * height and -1.0 <= gap <= 2.0 * height:
+                merged[-1] = (min(p[0], r[0]), min(p[1], r[1]), max(p[2], r[2]), max(p[3], r[3]))
+                continue
+        merged.append(r)
+    return tuple(merged)
