@@ -48,16 +48,22 @@ def _progress_class(filename: str, progress: Progress) -> type[tqdm]:
 
 def _download(entry: ModelEntry, hub: HubSource, spec: HubFile, staging: Path,
               token: str | None, progress: Progress | None) -> Path:
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import hf_hub_download, is_offline_mode
     from huggingface_hub.errors import (
         EntryNotFoundError,
         GatedRepoError,
         HfHubHTTPError,
+        LocalEntryNotFoundError,
         OfflineModeIsEnabled,
         RepositoryNotFoundError,
         RevisionNotFoundError,
     )
 
+    if is_offline_mode():
+        raise ModelPullError(
+            f"Cannot pull {entry.name}: offline mode is on (HF_HUB_OFFLINE). "
+            "Unset HF_HUB_OFFLINE and run the command again."
+        )
     try:
         path = hf_hub_download(
             hub.repo_id,
@@ -70,11 +76,8 @@ def _download(entry: ModelEntry, hub: HubSource, spec: HubFile, staging: Path,
         )
     except GatedRepoError as exc:
         raise ModelGatedError(_gated_message(entry, hub, token)) from exc
-    except OfflineModeIsEnabled as exc:
-        raise ModelPullError(
-            f"Cannot pull {entry.name}: offline mode is on (HF_HUB_OFFLINE). "
-            "Unset HF_HUB_OFFLINE and run the command again."
-        ) from exc
+    except (OfflineModeIsEnabled, LocalEntryNotFoundError) as exc:  # hub unreachable
+        raise ModelPullError(_network_message(entry, exc)) from exc
     except (RepositoryNotFoundError, RevisionNotFoundError, EntryNotFoundError) as exc:
         raise ModelPullError(
             f"Cannot pull {entry.name}: {hub.repo_id}/{spec.path} was not found on the hub."
