@@ -1,0 +1,57 @@
+"""Sentence IDs from the model, checked against the document and turned into Citations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from app.backbone.text import STOPWORDS
+from app.events import Citation
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9%.\-/']*[A-Za-z0-9%]|[A-Za-z0-9]")
+
+
+def valid_sids(document: Any, sids: Iterable[Any], limit: int | None = None) -> tuple[int, ...]:
+    """IDs that resolve to a sentence, in order, without repeats; the rest are dropped."""
+    out: list[int] = []
+    for sid in sids:
+        if isinstance(sid, bool) or not isinstance(sid, int):
+            continue
+        if sid not in out and document.get(sid) is not None:
+            out.append(sid)
+    return tuple(out[:limit] if limit is not None else out)
+
+
+def keyword(sentence_text: str, document_lower: str, max_words: int = 3) -> str:
+    """A short verbatim phrase of the sentence that is rare in the document, so a PDF
+    search for it lands on the cited passage."""
+    tokens = _TOKEN.findall(sentence_text)
+    scored = [
+        (document_lower.count(t.lower()), -len(t), i)
+        for i, t in enumerate(tokens)
+        if len(t) >= 4 and t.lower() not in STOPWORDS
+    ]
+    if not scored:
+        return " ".join(tokens[:max_words])
+    _, _, start = min(scored)
+    phrase = [tokens[start]]
+    for t in tokens[start + 1 : start + max_words]:
+        if t.lower() in STOPWORDS:
+            break
+        phrase.append(t)
+    # Keep it verbatim: the words must sit next to each other in the sentence.
+    candidate = " ".join(phrase)
+    return candidate if candidate in sentence_text else tokens[start]
+
+
+def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[Citation, ...]:
+    out = []
+    for sid in sids:
+        sentence = document.get(sid)
+        if sentence is None:
+            continue
+        out.append(Citation(sid=sid, page=sentence.page, text=sentence.text,
+                            rects=tuple(sentence.rects),
+                            keyword=keyword(sentence.text, document_lower)))
+    return tuple(out)

@@ -1,0 +1,333 @@
+"""The per-turn harness: monitor -> ledger -> self-repair + guard -> gate -> grounded
+generation -> utterance. One worker thread calls it; every silent turn says why."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app.backbone import direct as direct_stage
+from app.backbone import generate as generate_stage
+from app.backbone import guard, monitor, prompts, schemas, self_repair
+from app.backbone.backchannel import is_backchannel
+from app.backbone.citations import citations, valid_sids
+from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
+from app.backbone.detectors import DocumentFacts, detect
+from app.backbone.ledger import Claim, ClaimLedger, Delivery
+from app.backbone.numbers import quantities
+from app.backbone.retrieval import default_search
+from app.backbone.stage import call
+from app.backbone.transcript import AGENT, Transcript
+from app.backbone.utterance import assemble
+from app.backbone.verdict import INTENT_OF_STATUS, Verdict
+from app.events import (
+    AnswerDelta,
+    Decision,
+    Intervention,
+    InterventionKind,
+    PlaybackReceipt,
+    Turn,
+)
+from app.settings import ContextMode, Settings
+
+DELIVERED = frozenset({"started", "finished", "stopped"})
+
+
+class Backbone:
+    def __init__(
+        self, document: Any, llm: Any, settings: Settings, embedder: Any | None = None,
+        *, search: Search | None = None, model_params_b: float | None = None,
+    ) -> None:
+        self.document, self.llm, self.settings = document, llm, settings
+        self._embedder = embedder
+        self._cosines: dict[tuple[str, str], float] = {}
+        self.mode = choose_mode(settings.llm, document.token_estimate(),
+                                model_size_b(llm, model_params_b))
+        full = self.mode is ContextMode.FULL
+        self.system = prompts.system_prompt(document.numbered_block() if full else None)
+        self.ledger = ClaimLedger(settings.ledger, self.similarity)
+        self.transcript = Transcript(window=settings.ledger.transcript_window)
+        self.facts = DocumentFacts(document.sentences)
+        self._lower = " ".join(s.text for s in document.sentences).lower()
+        self._finder = EvidenceFinder(search or default_search(document, embedder),
+                                      settings.llm.focused_top_k)
+        self._turn_sids: dict[int, list[int]] = {}
+        self._next_index = 0
+        self._ids = itertools.count(1)
+        self._generation = 0
+        self._delivered: set[str] = set()
+        self.warm()
+
+    # --- public interface ---------------------------------------------------------------
+
+    def warm(self) -> None:
+        """Precompute the shared prefix once; a backend without the hook is fine."""
+        warm = getattr(self.llm, "warm", None)
+        if callable(warm):
+            warm(self.system)
+
+    def on_turn(self, turn: Turn) -> Decision:
+        index = self._index(turn)
+        if is_backchannel(turn.text, self.settings.floor.backchannel_max_words):
+            return Decision(index, "silent", "backchannel: not sent to the monitor")
+        latency: dict[str, float] = {}
+        self.transcript.append(index, turn.speaker, turn.text)
+        self.ledger.forget(index)
+        open_before = self.ledger.open_claims()
+        started = time.perf_counter()
+        previous = self.transcript.previous_texts(2)
+        extra = [s for c in open_before for s in sorted(c.sids)][:2]
+        candidates = self._finder.for_turn(turn.text, previous[-1] if previous else "", extra)
+        self._turn_sids[index] = candidates
+        found = detect(turn.text, previous, self._sentences(candidates), self.facts)
+        latency["retrieve"] = _ms(started)
+        head = self._conversation(self.transcript.recent())
+        checks = [p.note for p in found]
+        reply = call(self.llm, "monitor", self.system,
+                     head + prompts.monitor_task(index, candidates, checks),
+                     schemas.MONITOR, self.settings.llm.monitor)
+        latency["monitor"] = reply.ms
+        if reply.data is None:
+            return Decision(index, "silent", reply.error, latency_ms=latency)
+        verdict = monitor.parse(reply.data, self.document, found)
+        if not self.settings.ledger.deference:
+            return self._without_deference(index, verdict, head, latency)
+        observed = self.ledger.observe(index, verdict)
+        repaired = self._self_repair(index, open_before, head, latency)
+        claim = observed.claim
+        if not verdict.actionable or claim is None:
+            reason = f"monitor: {verdict.status}" + _also(repaired)
+            return Decision(index, "silent", reason, claim=verdict.claim, latency_ms=latency)
+        gate = self.ledger.gate(claim, index)
+        if not gate.fire:
+            return Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
+                            claim=claim.text, latency_ms=latency)
+        return self._intervene(index, claim, head, latency, gate.reason)
+
+    def answer_direct(
+        self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
+    ) -> Intervention:
+        index = self._index(question)
+        self._generation += 1
+        generation, seq = self._generation, itertools.count()
+        context = self.transcript.recent(self.settings.ledger.direct_context_turns)
+        previous = context[-1].text if context else ""
+        self.transcript.append(index, question.speaker, question.text)
+        candidates = self._finder.for_turn(question.text, previous)
+        self._turn_sids[index] = candidates
+        user = self._conversation([*context]) + self._shown_elsewhere(candidates, context)
+        user += prompts.direct_task(question.text, candidates,
+                                    self.settings.utterance.abstain_text,
+                                    self.settings.utterance.max_sentences_direct)
+        stream = direct_stage.TextFieldStream()
+
+        def forward(chunk: str) -> None:
+            piece = stream.feed(chunk)
+            if piece and on_delta is not None:
+                on_delta(AnswerDelta(generation, next(seq), piece))
+
+        reply = call(self.llm, "direct", self.system, user, schemas.DIRECT,
+                     self.settings.llm.direct, forward if on_delta else None)
+        if reply.data is None:
+            answer = direct_stage.DirectAnswer("skip", "", ())
+        else:
+            answer = direct_stage.parse(reply.data, self.document, self.settings.utterance)
+        cites = citations(self.document, answer.sids, self._lower)
+        text = answer.text
+        if answer.action == "answer":
+            text = assemble("", answer.text, cites[0] if cites else None,
+                            self.settings.utterance.style, preface=False)
+        if on_delta is not None:
+            on_delta(AnswerDelta(generation, next(seq), "", final=True, citations=cites))
+        return Intervention(
+            id=f"d{next(self._ids)}", kind=InterventionKind.DIRECT, text=text,
+            claim=question.text, intent=answer.action, citations=cites,
+            decided_turn=index, generation=generation, values=_values(answer.text),
+        )
+
+    def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
+        """What the room heard joins the transcript (self-repair sees the agent's own
+        correction) and the memory of facts already said."""
+        if receipt.status not in DELIVERED or intervention.id in self._delivered:
+            return
+        if not intervention.text:
+            return
+        self._delivered.add(intervention.id)
+        index = max(intervention.decided_turn, self._next_index - 1)
+        self.transcript.append(index, AGENT, intervention.text, agent=True)
+        if intervention.kind is InterventionKind.DIRECT and intervention.intent == "answer":
+            sids = tuple(c.sid for c in intervention.citations)
+            self.ledger.record_delivery(Delivery(index, -1, "missing", intervention.text, sids))
+
+    # --- stages -------------------------------------------------------------------------
+
+    def _self_repair(
+        self, index: int, open_before: Sequence[Claim], head: str, latency: dict[str, float]
+    ) -> list[str]:
+        """Ask the model which open claims the group fixed; the guard must agree."""
+        share = self.settings.ledger.guard_min_token_share
+        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
+        texts = [line.text for line in recent]
+        checkable = [c for c in open_before
+                     if c.open and guard.could_close(c.status, c.predicted_answer, texts, share)]
+        if not checkable:
+            return []
+        issues = [(c.cid, c.text, c.predicted_answer) for c in checkable]
+        reply = call(self.llm, "self_repair", self.system,
+                     head + prompts.self_repair_task(issues), schemas.SELF_REPAIR,
+                     self.settings.llm.self_repair)
+        latency["self_repair"] = reply.ms
+        if reply.data is None:
+            return []
+        notes = []
+        for resolution in self_repair.parse(reply.data, {c.cid for c in checkable},
+                                            self.document):
+            claim = self.ledger.claims[resolution.cid]
+            raising = [ln.text for ln in self.transcript.by_index(set(claim.raised_turns))]
+            result = guard.check(claim.status, claim.predicted_answer, texts, raising, share)
+            if not result.closes:
+                notes.append(f"C{claim.cid} kept open ({result.reason})")
+                continue
+            line = recent[result.line] if result.line >= 0 else recent[-1]
+            self.ledger.close(claim.cid, index, "agent" if line.agent else line.speaker)
+            notes.append(f"self-repair closed C{claim.cid}")
+        return notes
+
+    def _intervene(
+        self, index: int, claim: Claim, head: str, latency: dict[str, float], why: str
+    ) -> Decision:
+        intent = INTENT_OF_STATUS[claim.status]
+        said = self.ledger.already_delivered(intent, tuple(sorted(claim.sids)))
+        if said is not None:
+            claim.spoken_turn, claim.persistence = said.turn, 0
+            return Decision(index, "silent", f"already said on turn {said.turn}",
+                            claim=claim.text, latency_ms=latency)
+        sids = list(claim.sids)[:3] or self._turn_sids.get(index, [])[:3]
+        if intent == "not_in_paper":
+            sids = []
+        user = head + self._shown_elsewhere(sids, self.transcript.recent())
+        user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
+                                      claim.predicted_answer if claim.sids else "")
+        reply = call(self.llm, "generate", self.system, user, schemas.GENERATE,
+                     self.settings.llm.generate)
+        latency["generate"] = reply.ms
+        if reply.data is None:
+            return self._rolled_back(index, claim, reply.error, latency)
+        made = generate_stage.parse(reply.data, intent, sorted(claim.sids), self.document,
+                                    self.settings.utterance)
+        if not made.speak:
+            return self._rolled_back(index, claim, made.reason, latency)
+        said = self.ledger.already_delivered(intent, made.sids)
+        if said is not None:
+            claim.spoken_turn, claim.persistence = said.turn, 0
+            return Decision(index, "silent", f"already said on turn {said.turn}",
+                            claim=claim.text, latency_ms=latency)
+        cites = citations(self.document, made.sids, self._lower)
+        text = assemble(made.topic, made.text, cites[0] if cites else None,
+                        self.settings.utterance.style)
+        if self.settings.ledger.deference:
+            twin = self.ledger.near_duplicate(claim.cid, text, index)
+            if twin is not None:
+                claim.persistence = 0
+                return Decision(index, "silent", f"near-duplicate of turn {twin.turn}",
+                                claim=claim.text, latency_ms=latency)
+        self.ledger.fired(claim, index)
+        self.ledger.record_delivery(Delivery(index, claim.cid, intent, text, made.sids))
+        intervention = Intervention(
+            id=f"p{next(self._ids)}", kind=InterventionKind.PROACTIVE, text=text,
+            claim=claim.text, intent=intent, topic=made.topic, citations=cites,
+            decided_turn=index, values=_values(made.text, claim.predicted_answer),
+        )
+        return Decision(index, "speak", why, intervention, claim.text, latency)
+
+    def _rolled_back(
+        self, index: int, claim: Claim, why: str, latency: dict[str, float]
+    ) -> Decision:
+        note = self.ledger.rollback(claim, index)
+        return Decision(index, "silent", f"{why} ({note})", claim=claim.text,
+                        latency_ms=latency)
+
+    def _without_deference(
+        self, index: int, verdict: Verdict, head: str, latency: dict[str, float]
+    ) -> Decision:
+        """The ablation: no gate, no self-repair; every actionable verdict is answered."""
+        observed = self.ledger.observe(index, verdict)
+        if not verdict.actionable or observed.claim is None:
+            return Decision(index, "silent", f"monitor: {verdict.status}",
+                            claim=verdict.claim, latency_ms=latency)
+        claim = observed.claim
+        claim.spoken_turn, claim.exhausted, claim.rollbacks = None, False, 0
+        return self._intervene(index, claim, head, latency,
+                               f"no deference: monitor {verdict.status}")
+
+    # --- context rendering --------------------------------------------------------------
+
+    def _conversation(self, lines: Sequence[Any]) -> str:
+        if self.mode is ContextMode.FULL:
+            return prompts.conversation_block(lines, {})
+        shown: set[int] = set()
+        per_turn: dict[int, list[str]] = {}
+        for line in lines:
+            if line.agent or line.index in per_turn:
+                continue
+            fresh = [s for s in self._turn_sids.get(line.index, []) if s not in shown]
+            shown.update(fresh)
+            per_turn[line.index] = [self._render(s) for s in fresh]
+        return prompts.conversation_block(lines, per_turn)
+
+    def _shown_elsewhere(self, sids: Sequence[int], lines: Sequence[Any]) -> str:
+        """Sentences a task needs that the conversation block does not already show."""
+        if self.mode is ContextMode.FULL:
+            return ""
+        shown = {s for line in lines for s in self._turn_sids.get(line.index, [])}
+        missing = [s for s in sids if s not in shown]
+        if not missing:
+            return ""
+        return "MORE SENTENCES:\n" + "\n".join(self._render(s) for s in missing) + "\n"
+
+    def _render(self, sid: int) -> str:
+        sentence = self.document.get(sid)
+        return f"[S{sid}] {sentence.text}" if sentence is not None else ""
+
+    def _sentences(self, sids: Sequence[int]) -> list[Any]:
+        return [self.document.get(s) for s in valid_sids(self.document, sids)]
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def similarity(self, a: str, b: str) -> float:
+        """Embedding cosine of two short texts (claims, utterances), memoised."""
+        if a == b:
+            return 1.0
+        key = (a, b) if a < b else (b, a)
+        if key not in self._cosines:
+            if self._embedder is None:
+                from app.embedding import get_embedder
+
+                self._embedder = get_embedder()
+            self._cosines[key] = float(self._embedder.cosine(a, b))
+        return self._cosines[key]
+
+    def _index(self, turn: Turn) -> int:
+        index = turn.index if turn.index >= 0 else self._next_index
+        self._next_index = max(self._next_index, index + 1)
+        return index
+
+
+def _also(notes: Sequence[str], already: str = "") -> str:
+    extra = [n for n in notes if n != already]
+    return ("; " + "; ".join(extra)) if extra else ""
+
+
+def _values(*texts: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for text in texts:
+        for q in quantities(text):
+            if q.raw not in found:
+                found.append(q.raw)
+    return tuple(found)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

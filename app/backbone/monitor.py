@@ -1,0 +1,45 @@
+"""Monitor reply -> Verdict; a confirmed detector proposal lends its value, IDs and key."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.backbone.citations import valid_sids
+from app.backbone.detectors import Proposal
+from app.backbone.schemas import MAX_SIDS
+from app.backbone.verdict import STATUSES, Verdict
+
+MAX_CLAIM_CHARS = 120
+
+
+def _text(data: dict[str, Any], key: str, limit: int = 300) -> str:
+    value = data.get(key, "")
+    return " ".join(str(value).split())[:limit] if value is not None else ""
+
+
+def parse(data: dict[str, Any], document: Any, proposals: Sequence[Proposal]) -> Verdict:
+    status = data.get("status")
+    if status not in STATUSES:
+        status = "off_document"
+    claim = _text(data, "claim", MAX_CLAIM_CHARS)
+    raw_sids = data.get("answer_sids") or []
+    sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
+    predicted = _text(data, "predicted_answer")
+    evidence = _text(data, "evidence")
+    if status in ("not_in_paper", "on_progress", "off_document", "stale"):
+        sids, predicted = (), ""
+    confirmed = next((p for p in proposals if p.status == status), None)
+    if confirmed is None:
+        return Verdict(status, claim, evidence, predicted, sids)
+    merged = tuple(dict.fromkeys([*confirmed.sids, *sids]))[:MAX_SIDS]
+    return Verdict(
+        status=status,
+        claim=claim or confirmed.claim,
+        evidence=evidence,
+        # A detector's value is copied from the document: it beats a model paraphrase.
+        predicted_answer=confirmed.predicted_answer or predicted,
+        sids=merged,
+        key=confirmed.key,
+        source=f"monitor+{confirmed.detector}",
+    )

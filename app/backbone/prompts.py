@@ -1,0 +1,114 @@
+"""Prompt text. One ``system`` string is shared by every stage and every turn (so its KV
+state is computed once); each ``user`` message starts with the conversation block, which
+only grows between calls, and ends with the stage's task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.backbone.transcript import Line
+
+INSTRUCTIONS = """\
+You are Jarvis, a quiet assistant in a meeting where people discuss one document.
+The document is the only source of truth. It is given as numbered sentences [S#].
+Refer to document sentences only by their numbers; never invent a number.
+Every request names one TASK. Do only that task and reply with one JSON object.
+
+TASK monitor: judge the newest utterance against the document. status is one of:
+- incorrect_info: it states something the document contradicts (wrong number, name,
+  method, dataset or result).
+- missing_info: the group asks for or needs a fact that a document sentence states,
+  and nobody has said it.
+- not_in_paper: it presents as this document's content a finding that the document
+  does not contain.
+- stale: the group is unsure about a detail the document does not state.
+- on_progress: it is about the document and agrees with it.
+- off_document: logistics, small talk, or anything the document cannot judge.
+claim: the point under discussion as a short noun phrase (at most 8 words), never the
+answer and never the speaker's words. Keep the same claim while the talk stays on that
+point, whatever the status.
+For incorrect_info and missing_info also give predicted_answer (the document's value,
+copied from the sentence) and answer_sids (at most 3 sentence numbers that state it).
+evidence: the speaker's words that show the problem (at most 10 words).
+Hints marked CHECK come from simple string tests; confirm them only if the sentences
+really show the problem, otherwise report what you see.
+
+TASK self_repair: for each open issue [C#], decide if the recent conversation has
+already stated the correct fact (the right value replaces the wrong one, or the missing
+value is given). Repeating the wrong value, naming the topic, or saying "I don't
+remember" is not a fix. List only fixed issues: cid, by (speaker), by_sids.
+
+TASK generate: write what Jarvis says about the point, grounded in the sentences.
+intent correct: state the right fact in one or two short sentences (at most 25 words).
+intent missing: give the requested fact completely.
+intent not_in_paper: say in one short sentence (at most 20 words) that the document
+does not state it; quote_sids is [].
+Cite the sentences used in quote_sids, most informative first. topic: 2-4 lowercase
+words naming what the answer is about. Abstain only if no sentence supports an answer.
+Text is read aloud: no [S#] numbers or brackets in it.
+
+TASK direct: someone asked Jarvis a question. action skip if it is not a complete
+question for Jarvis; answer in at most 3 short sentences from the document, citing
+quote_sids; abstain with the exact given text if the document does not say.
+"""
+
+DOCUMENT_HEADER = "\nDOCUMENT (numbered sentences):\n"
+
+
+def system_prompt(numbered_block: str | None) -> str:
+    """The shared prefix: instructions, plus the whole document in full mode."""
+    if numbered_block is None:
+        return INSTRUCTIONS
+    return INSTRUCTIONS + DOCUMENT_HEADER + numbered_block + "\n"
+
+
+def conversation_block(lines: Sequence[Line], sentences: dict[int, list[str]]) -> str:
+    """The window; in focused mode each turn is preceded by the sentences retrieved for it
+    (``sentences[turn] = ["[S4] (p. 2) text", ...]``, each shown once)."""
+    out = ["CONVERSATION:"]
+    for line in lines:
+        out.extend(f"  {s}" for s in sentences.get(line.index, []))
+        out.append(line.render())
+    return "\n".join(out) + "\n"
+
+
+def _sids(sids: Sequence[int]) -> str:
+    return ", ".join(f"S{s}" for s in sids) if sids else "(none)"
+
+
+def monitor_task(index: int, candidates: Sequence[int], checks: Sequence[str]) -> str:
+    lines = ["TASK monitor", f"Newest utterance: Turn {index}"]
+    if candidates:
+        lines.append(f"Relevant sentences: {_sids(candidates)}")
+    lines.extend(f"CHECK: {c}" for c in checks)
+    return "\n".join(lines) + "\n"
+
+
+def self_repair_task(open_issues: Sequence[tuple[int, str, str]]) -> str:
+    lines = ["TASK self_repair", "Open issues:"]
+    for cid, claim, value in open_issues:
+        lines.append(f"[C{cid}] {claim}" + (f" (document: {value})" if value else ""))
+    return "\n".join(lines) + "\n"
+
+
+def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
+                  answer_hint: str) -> str:
+    lines = ["TASK generate", f"intent: {intent}", f"point: {claim}"]
+    if evidence:
+        lines.append(f"what was said: {evidence}")
+    if sids:
+        lines.append(f"sentences to use: {_sids(sids)}")
+    if answer_hint:
+        lines.append(f"document value: {answer_hint}")
+        lines.append("The sentences state the needed fact: answer, do not abstain.")
+    return "\n".join(lines) + "\n"
+
+
+def direct_task(question: str, candidates: Sequence[int], abstain_text: str,
+                max_sentences: int) -> str:
+    lines = ["TASK direct", f"Question: {question}"]
+    if candidates:
+        lines.append(f"Relevant sentences: {_sids(candidates)}")
+    lines.append(f"Answer in at most {max_sentences} sentences. If the document does not "
+                 f'say, action abstain with text exactly: "{abstain_text}"')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,40 @@
+"""One structured LLM call; a malformed or failed reply becomes a recorded reason."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.llm import LLMError, LLMOutputError, LLMRequest
+from app.settings import LLMStageSettings
+
+
+@dataclass(frozen=True)
+class StageReply:
+    data: dict[str, Any] | None
+    error: str  # "" when ``data`` is usable
+    ms: float
+
+
+def call(
+    llm: Any, stage: str, system: str, user: str, schema: dict[str, Any],
+    settings: LLMStageSettings, on_delta: Callable[[str], None] | None = None,
+) -> StageReply:
+    request = LLMRequest(stage=stage, system=system, user=user, schema=schema,
+                         temperature=settings.temperature, max_tokens=settings.max_tokens)
+    started = time.perf_counter()
+    try:
+        response = llm.complete(request, on_delta) if on_delta else llm.complete(request)
+    except LLMOutputError as exc:
+        return StageReply(None, f"{stage}: malformed output ({str(exc)[:80]})", _ms(started))
+    except LLMError as exc:
+        return StageReply(None, f"{stage}: model error ({str(exc)[:80]})", _ms(started))
+    if not isinstance(response.data, dict):
+        return StageReply(None, f"{stage}: no JSON object", _ms(started))
+    return StageReply(response.data, "", _ms(started))
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

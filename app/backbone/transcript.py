@@ -1,0 +1,52 @@
+"""The running transcript and the append-only window every stage reads.
+
+The window starts at an anchor that moves only every ``slide_every`` turns, so from one
+call to the next the rendered text only grows at its end and the LLM's cached prefix
+(instructions + window so far) is reused instead of re-read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+AGENT = "Jarvis"
+
+
+@dataclass(frozen=True)
+class Line:
+    index: int  # the turn index it arrived on
+    speaker: str
+    text: str
+    agent: bool = False
+
+    def render(self) -> str:
+        return f"[Turn {self.index}] {self.speaker}: {self.text}"
+
+
+@dataclass
+class Transcript:
+    window: int = 10
+    slide_every: int = 4
+    lines: list[Line] = field(default_factory=list)
+    _anchor: int = 0
+
+    def append(self, index: int, speaker: str, text: str, agent: bool = False) -> Line:
+        line = Line(index, speaker, text, agent)
+        self.lines.append(line)
+        if len(self.lines) - self._anchor > self.window + self.slide_every - 1:
+            self._anchor = len(self.lines) - self.window
+        return line
+
+    def recent(self, n: int | None = None) -> list[Line]:
+        """The append-only window (between ``window`` and ``window+slide_every-1`` lines),
+        or exactly the last ``n`` lines when asked."""
+        if n is not None:
+            return self.lines[-n:] if n > 0 else []
+        return self.lines[self._anchor :]
+
+    def previous_texts(self, n: int) -> list[str]:
+        """Texts of the ``n`` lines before the newest one."""
+        return [line.text for line in self.lines[-n - 1 : -1]]
+
+    def by_index(self, indices: set[int]) -> list[Line]:
+        return [line for line in self.lines if line.index in indices]
