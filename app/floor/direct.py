@@ -59,6 +59,8 @@ class DirectQuestions:
         self._expire(now)
         if self._continues(turn):
             return self._continue(turn, now)
+        if self.question is not None:
+            self.question.kept_open = False  # someone else spoke: the voiced stretch is over
         wake = next((w for w in self.wakes if self._binds(w, turn)), None)
         if wake is not None:
             self.wakes.remove(wake)
@@ -89,8 +91,9 @@ class DirectQuestions:
         out: list[Command] = []
         if not q.requested and not self.voiced and reached(now, q.last_end, s.speculative_after):
             out.append(self._request(q))
+        waiting = self.voiced or q.kept_open  # the speaker may still be going on
         if not within(now - q.start, s.continuation_cap) or (
-            not self.voiced and not within(now - q.last_end, s.continuation_within)
+            not waiting and not within(now - q.last_end, s.continuation_within)
         ):
             q.closed = True
         return out

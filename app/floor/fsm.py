@@ -300,7 +300,11 @@ class FloorFSM:
         text = "".join(p.text for p in pieces).strip()
         citations = tuple(c for p in pieces for c in p.citations)
         iv = Intervention(
-            iid, InterventionKind.DIRECT, text, intent="answer", citations=citations,
+            iid,
+            InterventionKind.DIRECT,
+            text,
+            intent="answer",
+            citations=citations,
             generation=d.generation,
         )
         self.seen_ids.add(iid)

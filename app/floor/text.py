@@ -11,7 +11,7 @@ _NUMBER_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'’][a-z0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # A sentence ends at . ! ? (optionally followed by quotes/brackets) before whitespace.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=\S)")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'”’)\]]))\s+(?=\S)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "fig.", "dr.", "mr.", "mrs.", "ms.", "no.")
 
 STOPWORDS: frozenset[str] = frozenset(

@@ -48,8 +48,14 @@ def iv(
     generation: int = 0,
 ) -> Intervention:
     return Intervention(
-        iid, kind, text, topic=topic, citations=(CITE,), decided_turn=decided_turn,
-        values=values, generation=generation,
+        iid,
+        kind,
+        text,
+        topic=topic,
+        citations=(CITE,),
+        decided_turn=decided_turn,
+        values=values,
+        generation=generation,
     )
 
 
@@ -86,7 +92,9 @@ def room(
     for a, b in speech:
         out.append((a, "vad", VadEvent(VadKind.SPEECH_ONSET, a, 0.05, self_voice)))
         if b - a >= 0.5:
-            out.append((a + 0.5, "vad", VadEvent(VadKind.SUSTAINED_SPEECH, a + 0.5, 0.05, self_voice)))
+            out.append(
+                (a + 0.5, "vad", VadEvent(VadKind.SUSTAINED_SPEECH, a + 0.5, 0.05, self_voice))
+            )
         resumed = min((a2 for a2, _ in speech if a2 > b), default=float("inf"))
         for gap, kind in ((0.5, VadKind.SHORT_SILENCE), (2.0, VadKind.LONG_SILENCE)):
             if b + gap < resumed:  # a segmenter only reports silence that really happened
@@ -172,8 +180,10 @@ def _feed(fsm: FloorFSM, t: float, kind: str, p: Any) -> list[Command]:
     return handlers[kind]()
 
 
-def wake(t: float, speaker: str | None = "A") -> Step:
-    return (t, "wake", WakeEvent(t, speaker, int(t * 16000), 0.9))
+def wake(t: float, speaker: str | None = "A", said_at: float | None = None) -> Step:
+    """A wake event arriving at ``t`` for "Jarvis" said at ``said_at`` (default: ``t``)."""
+    at = t if said_at is None else said_at
+    return (t, "wake", WakeEvent(at, speaker, int(at * 16000), 0.9))
 
 
 def delta(t: float, generation: int, seq: int, text: str, final: bool = False) -> Step:

@@ -86,9 +86,7 @@ def _barge_expected(heard: float, tail: list) -> list:
 BARGE = [
     pytest.param(
         barge(1.9, 0, 12),
-        _barge_expected(
-            1.9, lambda t: [(t, ("state", "listening")), *played_at(10.4)]
-        ),
+        _barge_expected(1.9, lambda t: [(t, ("state", "listening")), *played_at(10.4)]),
         id="barge-in-at-1.9s-replays-in-full-at-next-opening",
     ),
     pytest.param(
@@ -129,7 +127,11 @@ NO_YIELD = [
 
 @pytest.mark.parametrize("extra", NO_YIELD)
 def test_no_yield(extra: list) -> None:
-    steps = room(0, 5, speech=[(0, 3)]) + extra + [(1.0, "iv", iv()), receipt(9.0, "p1", "finished", 4.0)]
+    steps = (
+        room(0, 5, speech=[(0, 3)])
+        + extra
+        + [(1.0, "iv", iv()), receipt(9.0, "p1", "finished", 4.0)]
+    )
     assert run(steps).log == [LISTENING, *played_at(5.0), *finished_at(9.0, 4.0)]
 
 

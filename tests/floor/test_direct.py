@@ -1,0 +1,252 @@
+"""Direct questions: wake binding, wake-only grace, continuation, speculation, supersede."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.events import VadEvent, VadKind
+from tests.floor.script import answer, delta, receipt, run, ticks, turn, wake
+
+Q = "Hey Jarvis, what sample size did they use?"
+HEARD = [(1.1, ("earcon", "wake")), (1.1, ("state", "listening"))]
+
+
+def asked(t: float, text: str = Q, speaker: str = "A", generation: int = 1) -> list:
+    return [(t, ("request", text, speaker, generation)), (t, ("state", "thinking"))]
+
+
+def vad(t: float, kind: VadKind) -> tuple:
+    return (t, "vad", VadEvent(kind, t))
+
+
+BINDING = [
+    pytest.param(
+        [wake(1.1), (4.0, "turn", turn("A", Q, 1.0, 3.5))],
+        [*HEARD, *asked(4.0)],
+        id="wake-overlaps-the-turn",
+    ),
+    pytest.param(
+        [wake(1.1), (8.0, "turn", turn("A", "what sample size did they use", 5.9, 7.5))],
+        [*HEARD, *asked(8.0, "what sample size did they use")],
+        id="turn-starts-within-5s",
+    ),
+    pytest.param(
+        [wake(1.1), (9.0, "turn", turn("A", "what sample size did they use", 6.2, 8.0))],
+        HEARD,
+        id="turn-starts-after-5s-not-bound",
+    ),
+    pytest.param(
+        [wake(1.1), (4.0, "turn", turn("B", Q, 1.0, 3.5))],
+        HEARD,
+        id="other-speaker-not-bound",
+    ),
+    pytest.param(
+        [wake(1.1, None), (4.0, "turn", turn("B", Q, 1.0, 3.5))],
+        [*HEARD, *asked(4.0, speaker="B")],
+        id="wake-without-speaker-binds-any",
+    ),
+    pytest.param(
+        [(4.0, "turn", turn("A", Q, 1.0, 3.5)), wake(4.3, said_at=1.2)],
+        [(4.0, ("state", "listening")), (4.3, ("earcon", "wake")), *asked(4.3)],
+        id="late-text-wake-binds-the-recent-turn",
+    ),
+    pytest.param(
+        [wake(1.1), (20.5, "turn", turn("A", Q, 1.0, 20.0))],
+        [*HEARD, *asked(20.5)],
+        id="wake-bound-within-20s",
+    ),
+    pytest.param(
+        [wake(1.1), (21.6, "turn", turn("A", Q, 1.0, 21.1))],
+        HEARD,
+        id="unbound-wake-expires-after-20s",
+    ),
+    pytest.param(
+        [(4.0, "turn", turn("A", Q, 1.0, 3.5))],
+        [(4.0, ("state", "listening"))],
+        id="no-wake-no-question",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), BINDING)
+def test_wake_binding(steps: list, expected: list) -> None:
+    assert run(steps).log == expected
+
+
+GRACE = [
+    pytest.param(
+        [
+            wake(1.1),
+            (2.3, "turn", turn("A", "Hey Jarvis.", 1.0, 1.8)),
+            (5.5, "turn", turn("A", "what sample size did they use", 3.0, 5.0)),
+        ],
+        [*HEARD, *asked(5.5, "what sample size did they use")],
+        id="wake-only-turn-opens-a-grace-window",
+    ),
+    pytest.param(
+        [
+            wake(1.1),
+            (2.3, "turn", turn("A", "Hey Jarvis.", 1.0, 1.8)),
+            (9.5, "turn", turn("A", "what sample size did they use", 7.0, 9.0)),
+        ],
+        HEARD,
+        id="question-after-the-grace-window",
+    ),
+    pytest.param(
+        [
+            wake(1.1),
+            (2.3, "turn", turn("A", "Hey Jarvis.", 1.0, 1.8)),
+            (5.5, "turn", turn("B", "what sample size did they use", 3.0, 5.0)),
+        ],
+        HEARD,
+        id="grace-is-for-the-same-speaker",
+    ),
+    pytest.param(
+        [wake(1.1), (4.5, "turn", turn("A", "Hey Jarvis, budget?", 1.0, 4.0))],
+        [*HEARD, *asked(4.5, "Hey Jarvis, budget?")],
+        id="three-tokens-over-2.5s-is-a-question",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), GRACE)
+def test_wake_only_grace(steps: list, expected: list) -> None:
+    assert run(steps).log == expected
+
+
+SAMPLE = "what sample size did they use"
+BASE = [wake(1.1), (3.0, "turn", turn("A", SAMPLE, 1.0, 2.5))]
+JOINED = f"{SAMPLE} and how long was the follow-up?"
+CONTINUATION = [
+    pytest.param(
+        [(6.5, "turn", turn("A", "and how long was the follow-up?", 4.0, 6.0))],
+        [(6.5, ("cancel", 1)), (6.5, ("request", JOINED, "A", 2))],
+        id="continuation-within-4.5s-regenerates",
+    ),
+    pytest.param(
+        [(9.5, "turn", turn("A", "and how long was the follow-up?", 7.1, 9.0))],
+        [],
+        id="after-4.5s-it-is-an-ordinary-turn",
+    ),
+    pytest.param(
+        [
+            vad(6.9, VadKind.SPEECH_ONSET),
+            vad(9.5, VadKind.SHORT_SILENCE),
+            (9.5, "turn", turn("A", "and how long was the follow-up?", 7.2, 9.0)),
+        ],
+        [(9.5, ("cancel", 1)), (9.5, ("request", JOINED, "A", 2))],
+        id="continuation-while-still-voiced",
+    ),
+    pytest.param(
+        [
+            vad(6.9, VadKind.SPEECH_ONSET),
+            (31.5, "turn", turn("A", "and how long was the follow-up?", 7.2, 31.1)),
+        ],
+        [(31.5, ("state", "listening"))],
+        id="continuation-capped-at-30s",
+    ),
+    pytest.param(
+        [(6.5, "turn", turn("B", "and how long was the follow-up?", 4.0, 6.0))],
+        [],
+        id="another-speaker-does-not-continue",
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "tail"), CONTINUATION)
+def test_continuation(steps: list, tail: list) -> None:
+    assert run(BASE + steps).log == [*HEARD, *asked(3.0, SAMPLE), *tail]
+
+
+def test_speculative_request_waits_for_half_a_second_of_silence() -> None:
+    steps = [wake(1.1), (2.7, "turn", turn("A", Q, 1.0, 2.5)), *ticks(2.7, 3.2)]
+    assert run(steps).log == [*HEARD, *asked(3.0)]
+
+
+def test_speculative_request_waits_while_voiced() -> None:
+    steps = [
+        wake(1.1),
+        (2.7, "turn", turn("A", Q, 1.0, 2.5)),
+        vad(2.8, VadKind.SPEECH_ONSET),
+        *ticks(2.7, 3.6),
+        vad(3.6, VadKind.SHORT_SILENCE),
+    ]
+    assert run(steps).log == [*HEARD, *asked(3.6)]
+
+
+def test_new_question_supersedes_and_old_outputs_are_dropped() -> None:
+    steps = BASE + [
+        wake(5.0, "B"),
+        (7.5, "turn", turn("B", "Jarvis, what was the dropout rate?", 5.0, 7.0)),
+        delta(8.0, 1, 0, "The sample was 120.", final=True),
+        (8.5, "iv", answer(1)),
+        (9.0, "iv", answer(2, "About ten percent.")),
+    ]
+    assert run(steps).log == [
+        *HEARD,
+        *asked(3.0, SAMPLE),
+        (5.0, ("earcon", "wake")),
+        (7.5, ("cancel", 1)),
+        (7.5, ("request", "Jarvis, what was the dropout rate?", "B", 2)),
+        (8.0, ("drop", "direct-1", "superseded")),
+        (8.5, ("drop", "a1", "superseded")),
+        (9.0, ("play", "a2", "About ten percent.", 0)),
+        (9.0, ("state", "speaking")),
+    ]
+
+
+def test_new_question_stops_the_old_answer() -> None:
+    steps = BASE + [
+        (4.0, "iv", answer(1)),
+        wake(5.0, "B"),
+        (7.5, "turn", turn("B", "Jarvis, what was the dropout rate?", 5.0, 7.0)),
+        receipt(7.52, "a1", "stopped", 3.5, 0),
+    ]
+    assert run(steps).log == [
+        *HEARD,
+        *asked(3.0, SAMPLE),
+        (4.0, ("play", "a1", "They used 120 patients.", 0)),
+        (4.0, ("state", "speaking")),
+        (5.0, ("earcon", "wake")),
+        (7.5, ("cancel", 1)),
+        (7.5, ("stop", "superseded")),
+        (7.5, ("request", "Jarvis, what was the dropout rate?", "B", 2)),
+        (7.52, ("delivered", "a1", False, 3.5)),
+        (7.52, ("state", "thinking")),
+    ]
+
+
+def test_deltas_deduplicated_reordered_and_played_when_final() -> None:
+    steps = BASE + [
+        delta(4.0, 1, 0, "They used "),
+        delta(4.1, 1, 0, "They used "),
+        delta(4.2, 1, 2, "patients.", final=True),
+        delta(4.3, 1, 1, "120 "),
+        delta(4.4, 1, 2, "patients.", final=True),
+        (5.0, "iv", answer(1)),
+    ]
+    assert run(steps).log == [
+        *HEARD,
+        *asked(3.0, SAMPLE),
+        (4.3, ("play", "direct-1", "They used 120 patients.", 0)),
+        (4.3, ("state", "speaking")),
+        (5.0, ("drop", "a1", "duplicate")),
+    ]
+
+
+def test_answer_waits_for_the_current_playback() -> None:
+    from tests.floor.script import iv
+
+    steps = BASE + [
+        (3.5, "iv", iv("p1")),
+        (3.6, "grant", None),
+        (4.0, "tick", None),
+        (4.5, "iv", answer(1)),
+        receipt(6.0, "p1", "finished", 2.0),
+    ]
+    log = run(steps).of("play", "delivered")
+    assert log == [
+        (4.0, ("play", "p1", iv().text, 0)),
+        (6.0, ("delivered", "p1", True, 2.0)),
+        (6.0, ("play", "a1", "They used 120 patients.", 0)),
+    ]
