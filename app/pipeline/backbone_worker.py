@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
@@ -39,10 +40,12 @@ class BackboneWorker:
         backbone: BackbonePort,
         hub: EventHub,
         on_intervention: Callable[[Intervention, Decision | None], None],
+        on_delta: Callable[[AnswerDelta], None] | None = None,
     ) -> None:
         self._backbone = backbone
         self._hub = hub
         self._on_intervention = on_intervention
+        self._on_delta = on_delta or hub.publish
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="backbone", daemon=True)
         self.busy = threading.Event()
@@ -52,6 +55,10 @@ class BackboneWorker:
 
     def submit_turn(self, turn: Turn) -> None:
         self._queue.put(("turn", turn))
+
+    def request_direct(self, question: Turn, generation: int) -> None:
+        """A direct question assembled by the floor; its answer carries ``generation``."""
+        self._queue.put(("direct", (question, generation)))
 
     def delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
         self._queue.put(("delivered", (intervention, receipt)))
@@ -91,12 +98,18 @@ class BackboneWorker:
         if what == "delivered":
             self._backbone.on_delivered(*payload)
             return
-        turn: Turn = payload
-        if turn.direct:
-            answer = self._backbone.answer_direct(turn, on_delta=self._hub.publish)
-            self._on_intervention(answer, None)
+        if what == "direct":
+            self._direct(*payload)
             return
+        turn: Turn = payload
         decision = self._backbone.on_turn(turn)
         self._hub.publish(decision)
         if decision.intervention is not None:
             self._on_intervention(decision.intervention, decision)
+
+    def _direct(self, question: Turn, generation: int) -> None:
+        def on_delta(delta: AnswerDelta) -> None:
+            self._on_delta(replace(delta, generation=generation))
+
+        answer = self._backbone.answer_direct(question, on_delta=on_delta)
+        self._on_intervention(replace(answer, generation=generation), None)

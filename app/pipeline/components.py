@@ -23,13 +23,20 @@ def _module(name: str) -> tuple[Any, str | None]:
         return importlib.import_module(name), None
     except ImportError as exc:
         return None, f"{name} is not installed ({exc})"
+    except Exception as exc:  # a half-built package must not take the app down
+        log.exception("importing %s failed", name)
+        return None, f"{name} failed to load ({exc})"
 
 
 def _attr(module_name: str, attr: str) -> tuple[Any, str | None]:
     module, why = _module(module_name)
     if module is None:
         return None, why
-    value = getattr(module, attr, None)
+    try:
+        value = getattr(module, attr, None)
+    except Exception as exc:  # lazy attributes import more modules
+        log.exception("loading %s.%s failed", module_name, attr)
+        return None, f"{module_name}.{attr} failed to load ({exc})"
     if value is None:
         return None, f"{module_name}.{attr} is not built yet"
     return value, None

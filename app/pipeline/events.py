@@ -52,3 +52,8 @@ class PendingIntervention:
 @dataclass(frozen=True)
 class PipelineStopped:
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class PlayEarcon:
+    name: str = "wake"

@@ -29,13 +29,13 @@ from app.pipeline.backbone_worker import BackboneWorker
 from app.pipeline.events import (
     ComponentStatus,
     DocumentLoaded,
-    HighlightCitation,
     PendingIntervention,
     PipelineError,
     PipelineStopped,
 )
 from app.pipeline.floor_driver import FloorDriver
 from app.pipeline.hub import EventHub
+from app.pipeline.playback import TextOnlyPlayer
 from app.pipeline.session_hooks import SessionHooks
 from app.session.record import SessionRecord
 from app.settings import FloorMode, Patience, Settings
@@ -65,6 +65,8 @@ class Pipeline:
         self._lock = threading.RLock()
         self._stopped = threading.Event()
         self._hooks = SessionHooks(record) if record is not None else None
+        self.player: Any = None  # set before start_agent to speak through a real voice
+        self.tick_floor = True
         self.speaker_names: dict[str, str] = {}
 
     # --- lifecycle ------------------------------------------------------------------
@@ -92,11 +94,23 @@ class Pipeline:
         return True
 
     def start_agent(self, llm_spec: str | None = None) -> None:
-        """Build the backbone and the floor (slow: loads the model); call off the GUI thread."""
-        floor, why = components.load_floor(self.settings)
-        with self._lock:
-            self._floor = FloorDriver(floor, self.clock, self._route) if floor else None
-        self.set_status("floor", floor is not None, why or "")
+        """Build the backbone and the floor (slow: loads the model); call off the GUI thread.
+
+        Never raises: whatever fails is reported on the hub and the rest keeps running."""
+        try:
+            self._start_agent(llm_spec)
+        except Exception as exc:
+            log.exception("starting the agent failed")
+            self._route(
+                PipelineError(
+                    "backbone",
+                    f"The agent could not start: {exc}",
+                    "Run `jarvis doctor` to see what is missing.",
+                )
+            )
+
+    def _start_agent(self, llm_spec: str | None) -> None:
+        self._start_floor()
         if self.document is None:
             self.set_status("backbone", False, "no document is open")
             return
@@ -104,11 +118,41 @@ class Pipeline:
         if backbone is None:
             self.set_status("backbone", False, why or "")
             return
-        worker = BackboneWorker(backbone, self.hub, self._on_intervention)
+        worker = BackboneWorker(backbone, self.hub, self._on_intervention, on_delta=self.feed)
         worker.start()
         with self._lock:
             self._backbone = worker
         self.set_status("backbone", True)
+
+    def _start_floor(self) -> None:
+        if self._floor is not None:
+            return
+        fsm, why = components.load_floor(self.settings)
+        self.set_status("floor", fsm is not None, why or "")
+        if fsm is None:
+            return
+        player = self.player or TextOnlyPlayer(self.clock, self.feed)
+        if self.player is None:
+            self.set_status("voice", False, "no voice output; the agent's words appear as text")
+        with self._lock:
+            self._floor = FloorDriver(
+                fsm,
+                self.clock,
+                self._route,
+                player,
+                on_direct=self._direct,
+                on_delivered=self._delivered,
+                tick=self.tick_floor,
+            )
+        self._floor.set_patience(self.settings.ledger.patience)
+
+    def _direct(self, question: Turn, generation: int) -> None:
+        if self._backbone is not None:
+            self._backbone.request_direct(question, generation)
+
+    def _delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
+        if self._backbone is not None:
+            self._backbone.delivered(intervention, receipt)
 
     def attach_speech(self, worker: Any) -> None:
         """A started-or-startable speech worker that calls ``subscribe(callback)``."""
@@ -146,16 +190,28 @@ class Pipeline:
             self._backbone.submit_turn(event)
 
     def _route(self, event: Any) -> None:
+        event = self._translate(event)
         if isinstance(event, AgentState):
             self.state = event
         if self._hooks is not None:
             self._hooks.on_event(event)
         self.hub.publish(event)
         floor = self._floor
-        if floor is not None and not isinstance(event, (ComponentStatus, PipelineError)):
+        if floor is not None:
             floor.feed(event)
-        if isinstance(event, PlaybackReceipt):
-            self._after_receipt(event)
+
+    def _translate(self, event: Any) -> Any:
+        """Speech-package health events as the window's status and error events."""
+        name = type(event).__name__
+        if name == "DeviceStatus" and event.state == "lost":
+            return PipelineError(
+                "speech",
+                f"Microphone lost: {event.message}",
+                "Retrying; check the cable or choose another device.",
+            )
+        if name == "SpeechError":
+            return PipelineError("speech", f"Speech {event.stage} failed: {event.message}")
+        return event
 
     def _on_intervention(self, intervention: Intervention, decision: Decision | None) -> None:
         floor = self._floor
@@ -170,16 +226,6 @@ class Pipeline:
             )
             return
         floor.offer(intervention)
-
-    def _after_receipt(self, receipt: PlaybackReceipt) -> None:
-        floor = self._floor
-        intervention = floor.intervention(receipt.intervention_id) if floor else None
-        if intervention is None:
-            return
-        if receipt.status in ("finished", "stopped"):
-            self._route(HighlightCitation(intervention.id, None, active=False))
-            if self._backbone is not None:
-                self._backbone.delivered(intervention, receipt)
 
     # --- user actions ---------------------------------------------------------------
 
@@ -213,7 +259,8 @@ class Pipeline:
         if not name:
             return
         self.speaker_names[speaker] = name
-        rename = getattr(self._speech, "rename_speaker", None)
+        rename = getattr(self._speech, "rename", None)
         if callable(rename):
-            rename(speaker, name)
-        self._route(SpeakerRenamed(speaker, name))
+            rename(speaker, name)  # the worker announces SpeakerRenamed itself
+        else:
+            self._route(SpeakerRenamed(speaker, name))

@@ -98,7 +98,8 @@ class PdfView(QGraphicsView):
         self.close_document()
         self._doc = doc
         y = 0.0
-        for page in doc:
+        for index in range(doc.page_count):
+            page = doc[index]
             w, h = page.rect.width, page.rect.height
             self._origins.append(QPointF(0.0, y))
             self._sizes.append((w, h))

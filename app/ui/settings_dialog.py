@@ -49,9 +49,9 @@ class SettingsDialog(QDialog):
         self.asr = QComboBox()
         self.asr.addItems(["tiny.en", "base"])
         self.asr.setCurrentText(prefs.asr_model)
-        self.style = QComboBox()
-        self.style.addItems([s.value for s in UtteranceStyle])
-        self.style.setCurrentText(prefs.utterance_style)
+        self.utterance_style = QComboBox()
+        self.utterance_style.addItems([s.value for s in UtteranceStyle])
+        self.utterance_style.setCurrentText(prefs.utterance_style)
         self.patience = QComboBox()
         self.patience.addItems([p.value for p in Patience])
         self.patience.setCurrentText(prefs.patience)
@@ -62,7 +62,7 @@ class SettingsDialog(QDialog):
             ("Voice", self.voice),
             ("Language model", self.llm),
             ("Speech recognition", self.asr),
-            ("Citation in speech", self.style),
+            ("Citation in speech", self.utterance_style),
             ("Patience", self.patience),
         ):
             form.addRow(label, widget)
@@ -95,6 +95,6 @@ class SettingsDialog(QDialog):
             voice=self.voice.text().strip() or self._prefs.voice,
             llm_model=self.llm.text().strip(),
             asr_model=self.asr.currentText(),
-            utterance_style=self.style.currentText(),
+            utterance_style=self.utterance_style.currentText(),
             patience=self.patience.currentText(),
         )

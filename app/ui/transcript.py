@@ -95,7 +95,7 @@ class TranscriptView(QTextBrowser):
             )
         name = html.escape(self.name_of(row.speaker))
         color = self._color(row.speaker)
-        link = QUrl.toPercentEncoding(row.speaker).data().decode()
+        link = bytes(QUrl.toPercentEncoding(row.speaker).data()).decode()
         return (
             f'<p><small style="color:#6e7781;">{_clock(row.start)}</small> '
             f'<a href="speaker:{link}" style="color:{color};text-decoration:none;">'

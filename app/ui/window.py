@@ -170,7 +170,9 @@ class MainWindow(QMainWindow):
 
     def _menus(self) -> None:
         file = self.menuBar().addMenu("&File")
-        self.open_action = QAction("&Open PDF\u2026", self, shortcut=QKeySequence.StandardKey.Open)
+        self.open_action = QAction(
+            "&Open PDF\u2026", self, shortcut=QKeySequence(QKeySequence.StandardKey.Open)
+        )
         self.open_action.triggered.connect(self.ask_open)
         file.addAction(self.open_action)
         self.recent_menu = file.addMenu("Open &Recent")
@@ -184,7 +186,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, s=suffix: self.ask_export(s))
             file.addAction(action)
         file.addSeparator()
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
         file.addAction(quit_action)
         agent = self.menuBar().addMenu("&Agent")

@@ -1,0 +1,72 @@
+"""Players the floor driver speaks through.
+
+``VoicePlayer`` adapts the voice package (TTS + audio sink) when it is installed.
+``TextOnlyPlayer`` stands in when it is not: it "speaks" for the time the words would
+take (2.5 words per second) and reports the same receipts, so the floor, the record and
+the window behave as with a real voice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from app.clock import Clock
+from app.events import Intervention, PlaybackReceipt
+
+WORDS_PER_SECOND = 2.5
+
+
+class TextOnlyPlayer:
+    def __init__(self, clock: Clock, emit: Callable[[PlaybackReceipt], None]) -> None:
+        self._clock = clock
+        self._emit = emit
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def play(self, text: str, intervention: Intervention) -> None:
+        self.stop()
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run,
+            args=(text, intervention, self._cancel),
+            name="text-playback",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def _run(self, text: str, intervention: Intervention, cancel: threading.Event) -> None:
+        start = self._clock.now()
+        self._emit(PlaybackReceipt(intervention.id, "started", 0.0, 0, start))
+        duration = max(1.0, len(text.split()) / WORDS_PER_SECOND)
+        while self._clock.now() - start < duration:
+            if cancel.is_set():
+                heard = self._clock.now() - start
+                self._emit(PlaybackReceipt(intervention.id, "stopped", heard, 0, self._clock.now()))
+                return
+            self._clock.sleep(0.05)
+        self._emit(PlaybackReceipt(intervention.id, "finished", duration, 0, self._clock.now()))
+
+    def stop(self) -> None:
+        self._cancel.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(1.0)
+
+    def close(self) -> None:
+        self.stop()
+
+
+def null_voice_player(pipeline: Any) -> Any:
+    """The real voice into a null sink (for headless runs), or None when there is none."""
+    try:
+        from app import voice
+    except ImportError:
+        return None
+    factory = getattr(voice, "null_player", None)
+    if factory is None:
+        return None
+    try:
+        return factory(pipeline.settings.voice, pipeline.feed)
+    except Exception:
+        return None
