@@ -52,13 +52,19 @@ class DocumentFacts:
     def vocabulary(self) -> set[str]:
         return set(content_tokens(self._text))
 
-    def supports_quantity(self, q: Quantity) -> bool:
-        """The document states this value somewhere (a restatement, not a swap)."""
-        return any(
-            q.same_value(d) and q.percent == d.percent
-            for qs in self.quantities.values()
-            for d in qs
-        )
+    def supports_quantity(self, q: Quantity, utterance: str = "") -> bool:
+        """The document states this value for the same kind of thing (a restatement, not
+        a swap): equal value, compatible unit, and, given the utterance, a sentence that
+        talks about the same matter."""
+        for sid, qs in self.quantities.items():
+            for d in qs:
+                if not (q.same_value(d) and q.percent == d.percent):
+                    continue
+                if not (q.compatible(d) or not q.nouns or not d.nouns):
+                    continue
+                if not utterance or len(_plain_shared(utterance, self.sentences[sid].text)) >= 2:
+                    return True
+        return False
 
     def mentions(self, term: str) -> bool:
         """The term, or the head of a compound ("Wikipedia" of "Wikipedia-derived")."""
@@ -94,8 +100,17 @@ _QUANTITY_QUESTION = re.compile(
 )
 
 
+def _roots(text: str) -> set[str]:
+    # Five-letter roots let "labelling" meet "labeling" and "succeeds" meet "success".
+    return {t if t[0].isdigit() else t[:5] for t in content_tokens(text)}
+
+
 def _shared(a: str, b: str) -> set[str]:
-    return set(content_tokens(a)) & set(content_tokens(b))
+    return _roots(a) & _roots(b)
+
+
+def _plain_shared(a: str, b: str) -> set[str]:
+    return {t for t in _shared(a, b) if not t[0].isdigit()}
 
 
 def _names(text: str) -> list[str]:
@@ -127,15 +142,13 @@ def number_mismatch(
     """A quantity the document contradicts for the same counted thing."""
     out: list[Proposal] = []
     for q in quantities(utterance):
-        if q.year or facts.supports_quantity(q) or _negated(utterance, q.raw):
+        if q.year or facts.supports_quantity(q, utterance) or _negated(utterance, q.raw):
             continue  # the document states this value somewhere: a correct restatement
         for sentence in candidates:
             for d in facts.quantities.get(sentence.sid, []):
                 if not q.compatible(d) or q.same_value(d):
                     continue
-                shared = _shared(utterance, sentence.text) - set(q.nouns) - {
-                    t for t in content_tokens(utterance) if t[0].isdigit()
-                }
+                shared = {t for t in _shared(utterance, sentence.text) if not t[0].isdigit()}
                 if len(shared) < MIN_SHARED_WORDS:
                     continue
                 thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
@@ -180,7 +193,7 @@ def unsupported_finding(
     if not _ATTRIBUTION.search(utterance) or is_question(utterance):
         return []
     missing_numbers = [q for q in quantities(utterance) if not q.year and
-                       not facts.supports_quantity(q)]
+                       not facts.supports_quantity(q, utterance)]
     missing_names = [n for n in _names(utterance) if not facts.mentions(n)]
     missing_words = [w for w in set(content_tokens(utterance)) if len(w) > 5 and
                      not w[0].isdigit() and w not in facts.vocabulary]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.backbone.numbers import word_numbers_to_digits
+from app.backbone.numbers import SCALES, word_numbers_to_digits
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*%?|%")
 
@@ -24,10 +24,22 @@ STOPWORDS = frozenset(
 QUESTION_WORDS = frozenset("what which who whom whose when where why how many much".split())
 
 
+_PERCENT = re.compile(r"(\d)\s*(?:percent|per cent)\b")
+_SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(thousand|million|billion|mio|bn|k|m|b)\b")
+
+
+def _unscale(match: re.Match[str]) -> str:
+    value = float(match.group(1)) * SCALES[match.group(2)]
+    return f"{value:.0f}" if value.is_integer() else f"{value:g}"
+
+
 def normalise(text: str) -> str:
-    """Lowercase, unify apostrophes and dashes, spell number words as digits."""
+    """Lowercase, unify apostrophes and dashes, spell number words as digits, write
+    "76 percent" as "76%" and "37M" / "37 million" as "37000000"."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2013", "-")
-    return word_numbers_to_digits(text.lower())
+    text = word_numbers_to_digits(text.lower())
+    text = _PERCENT.sub(r"\1%", text)
+    return _SCALED.sub(_unscale, text)
 
 
 def words(text: str) -> list[str]:

@@ -1,0 +1,125 @@
+"""Detectors on the real d01 document (Ammar et al. 2018), with their false positives."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.backbone.detectors import (
+    DocumentFacts,
+    name_mismatch,
+    number_mismatch,
+    open_question,
+    unsupported_finding,
+)
+from app.backbone.numbers import quantities
+from tests.conftest import shared_path
+
+
+@pytest.fixture(scope="module")
+def doc():
+    from app.document import open_document
+
+    return open_document(shared_path("benchmark/dev/d01/document.pdf"))
+
+
+@pytest.fixture(scope="module")
+def facts(doc):
+    return DocumentFacts(doc.sentences)
+
+
+def having(doc, *fragments):
+    found = [s for s in doc.sentences if any(f in s.text for f in fragments)]
+    assert found, fragments
+    return found
+
+
+def test_number_swap_in_words_is_caught_with_the_documents_value(doc, facts):
+    utterance = "Yeah, and that heuristic labelling only works on about 72 percent of the documents."
+    cands = having(doc, "succeeds for 76%")
+    [p] = number_mismatch(utterance, cands, facts)
+    assert p.status == "incorrect_info" and p.predicted_answer == "76%"
+    assert p.sids == (cands[0].sid,)
+
+
+def test_spelled_out_count_swap_is_caught(doc, facts):
+    utterance = "And averaging twelve of those models buys them roughly another point on top."
+    [p] = number_mismatch(utterance, having(doc, "ensemble of 15 models"), facts)
+    assert p.predicted_answer == "15"
+
+
+def test_correct_restatement_is_not_flagged(doc, facts):
+    cands = having(doc, "succeeds for 76%", "ensemble of 15 models")
+    assert number_mismatch("The labelling succeeds for seventy-six percent of them.", cands,
+                           facts) == []
+    assert number_mismatch("It's an ensemble of 15 models, which adds 1.1 F1.", cands, facts) == []
+
+
+def test_repair_that_names_the_wrong_value_to_reject_it_is_not_flagged(doc, facts):
+    repair = "Sorry, fifteen models, not twelve. It's an ensemble of 15, and that adds 1.1 F1."
+    assert number_mismatch(repair, having(doc, "ensemble of 15 models"), facts) == []
+
+
+def test_section_table_and_page_numbers_are_not_quantities(doc, facts):
+    assert quantities("Okay, section three, and Table 7 on page 9.") == []
+    cands = having(doc, "Table 2 shows")
+    assert number_mismatch("Table 7 shows the entity extraction results on papers.", cands,
+                           facts) == []
+
+
+def test_bare_one_is_not_a_quantity(doc, facts):
+    assert quantities("one of them is the literature graph, one huge graph") == []
+    cands = having(doc, "ensemble of 15 models")
+    assert number_mismatch("One of those models is an ensemble, I think.", cands, facts) == []
+
+
+def test_entity_swap_names_the_documents_term(doc, facts):
+    utterance = ("So they split each PDF into pages and run every page through Apache Tika to "
+                 "get a token sequence with font size and position features.")
+    [p] = name_mismatch(utterance, having(doc, "PDFBox"), facts)
+    assert p.status == "incorrect_info" and p.predicted_answer == "PDFBox"
+    assert "Tika" in p.note
+
+
+def test_names_the_document_has_are_not_flagged(doc, facts):
+    utterance = "They feed each page to Apache's PDFBox library to get tokens with font size."
+    assert name_mismatch(utterance, having(doc, "PDFBox"), facts) == []
+
+
+def test_capitalised_sentence_openers_are_not_names(doc, facts):
+    utterance = "Fair. Cool. Then the edges: citations, authorship, entity linking and mentions."
+    assert name_mismatch(utterance, doc.sentences[:40], facts) == []
+
+
+def test_finding_the_document_never_states_is_flagged_as_not_in_paper(doc, facts):
+    utterance = ("And the deployed system paid off, too. They ran an online A/B test and the "
+                 "clickthrough rate went up by 46.5 percent.")
+    [p] = unsupported_finding(utterance, doc.sentences[:5], facts)
+    assert p.status == "not_in_paper" and p.sids == ()
+
+
+def test_attributed_finding_the_document_states_is_not_flagged(doc, facts):
+    utterance = "They found the labeling process succeeds for 76% of the documents."
+    assert unsupported_finding(utterance, having(doc, "succeeds for 76%"), facts) == []
+
+
+def test_open_question_with_failed_recall_proposes_the_answer_sentence(doc, facts):
+    question = ("Right, so they dedupe on string similarity of the metadata. How many unique "
+                "paper nodes does that actually leave them with?")
+    answer = having(doc, "37M unique paper nodes")
+    [p] = open_question("Oh, um... I honestly don't remember the number.", [question], answer,
+                        facts)
+    assert p.status == "missing_info" and p.sids == (answer[0].sid,)
+
+
+def test_answered_question_is_not_open(doc, facts):
+    question = "How many unique paper nodes are left after deduplication?"
+    answer = having(doc, "37M unique paper nodes")
+    reply = "It leaves them with 37 million unique paper nodes, from string similarity dedup."
+    assert open_question(reply, [question], answer, facts) == []
+
+
+def test_quantity_question_without_a_quantity_in_the_document_is_left_alone(doc, facts):
+    question = "Do they ever say how long it takes to process one PDF? Like seconds per paper?"
+    cands = having(doc, "the system extracts the paper title")
+    assert open_question("Hmm. I don't think I saw a number for that.", [question], cands,
+                         facts) == []

@@ -1,0 +1,74 @@
+"""The deterministic self-repair guard (SPEC §4), one rule at a time."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.backbone.guard import check, could_close, value_present
+
+SHARE = 0.6
+RAISED = ["Yeah, and averaging twelve of those models buys them roughly another point on top."]
+
+
+def closes(recent, value="an ensemble of 15 models", status="incorrect_info", raised=RAISED):
+    return check(status, value, recent, raised, SHARE).closes
+
+
+def test_correct_value_in_the_last_turns_closes():
+    repair = "Sorry, fifteen models, not twelve. It's an ensemble of 15, and that adds 1.1 F1."
+    assert closes([RAISED[0], "Mm, okay.", repair])
+
+
+def test_numbers_must_match_exactly():
+    assert not closes(["It's an ensemble of 16 models actually."])
+    assert not value_present("76% of the documents", "works on about 72 percent of documents", SHARE)
+    assert value_present("76% of the documents", "it's 76 percent of the documents", SHARE)
+
+
+def test_number_words_count_as_numbers():
+    assert value_present("15 models", "they average fifteen models", SHARE)
+
+
+def test_below_sixty_percent_of_content_tokens_does_not_close():
+    value = "title and abstract of each paper only"
+    assert not closes(["They use the title, I think."], value)
+    assert closes(["No wait, they only use the title and abstract of each paper."], value)
+
+
+def test_a_question_does_not_close():
+    assert not closes(["Was it an ensemble of 15 models?"])
+
+
+def test_failure_to_recall_does_not_close():
+    assert not closes(["I don't remember if it was an ensemble of 15 models or not"])
+
+
+def test_must_add_words_absent_from_the_raising_turns():
+    raised = ["They averaged an ensemble of 15 models, right"]
+    assert not closes(["an ensemble of 15 models"], raised=raised)
+
+
+def test_only_the_last_three_turns_are_read():
+    # The caller passes the guard window; an older statement is outside it.
+    assert not closes(["Okay.", "Right.", "Let's move on to linking."])
+
+
+def test_misattribution_closes_on_a_retraction_only():
+    status = "not_in_paper"
+    assert check(status, "", ["Oh wait, that A/B test is not from this paper, it's SPECTER."],
+                 [], SHARE).closes
+    assert check(status, "", ["Sorry, I'm mixing it up with the other paper."], [], SHARE).closes
+    assert not check(status, "", ["Yeah, a 46.5 percent gain, huge."], [], SHARE).closes
+    assert not check(status, "", ["Is that not from this paper?"], [], SHARE).closes
+
+
+def test_valueless_claim_keeps_the_model_verdict():
+    assert check("missing_info", "", ["Anything."], [], SHARE).closes
+
+
+@pytest.mark.parametrize("recent,expected", [
+    (["They average fifteen models."], True),
+    (["They average twelve models."], False),
+])
+def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected):
+    assert could_close("incorrect_info", "15 models", recent, SHARE) is expected
