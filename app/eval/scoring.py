@@ -31,7 +31,8 @@ class ScoringSettings:
     """Evaluator parameters (the window is BENCHMARK.md's; the threshold is ours)."""
 
     window_turns: int = 5
-    attribution_threshold: float = 0.4
+    # MiniLM cosine; on the dev set every gold answer scores >= 0.35 against its own claim.
+    attribution_threshold: float = 0.35
     backchannel_max_words: int = FloorSettings().backchannel_max_words
 
 

@@ -74,7 +74,8 @@ PLANNED = {
                    "The document doesn't mention a randomised trial.", 0),
     ("main", 44): ("the share of roofs that were retrofitted",
                    "Actually 40% of the roofs were retrofitted.", 2),
-    ("main", 48): ("the weather on the roof", "Unrelated remark about drainage pipes.", 3),
+    ("main", 48): ("the room booked for next week",
+                   "Shall I book the small meeting room for next week?", 3),
     ("resolved", 5): ("the number of participants recruited", "120 participants.", 0),
 }  # fmt: skip
 
