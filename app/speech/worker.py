@@ -1,0 +1,375 @@
+"""SpeechWorker: one thread from audio blocks to typed speech events.
+
+Per 32 ms frame: echo cancellation against the agent's playback, Silero VAD, the VAD
+segmenter (onset / sustained / short and long silence, input level), the wake-word model,
+and the turn tracker. A turn is decoded for partials while it grows, speculatively once
+its silence begins, and committed (words, speaker, wake binding) when the silence reaches
+the turn-end threshold. Failures of a stage or of the device become events; the thread
+keeps running.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from app.clock import Clock, RealClock
+from app.events import PartialTranscript, SpeakerRenamed, Turn, WakeEvent
+from app.settings import SpeechSettings
+from app.speech.asr import LocalAgreement, Word, join_words
+from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
+from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding
+from app.speech.echo import EchoCanceller, SelfVoiceReference
+from app.speech.events import DeviceStatus, SpeechError
+from app.speech.turns import TurnAction, TurnStep, TurnTracker
+from app.speech.vad import SileroVad, VadSegmenter, rms
+from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector, mentions_only, text_wake
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[object], None]
+RATE = 16000
+
+
+@dataclass(frozen=True)
+class SpeechTuning:
+    """Engineering knobs of the worker (the product parameters live in SpeechSettings)."""
+
+    partial_interval: float = 1.0  # seconds of new audio between partial decodes
+    partial_window: float = 8.0  # longest stretch a partial decode re-reads
+    speculate_after: float = 0.2  # silence before the final decode starts
+    preroll: float = 0.2  # audio kept before the first voiced frame
+    max_turn: float = 15.0  # a longer monologue is committed in pieces
+    min_voiced: float = 0.25  # less voiced audio than this is never a turn
+    self_voice_min_share: float = 0.3  # a turn during playback needs this much clean voice
+    device_retry: float = 1.0
+    read_timeout: float = 0.1
+    partials: bool = True
+
+
+@dataclass
+class _OpenTurn:
+    start: float
+    audio: list[np.ndarray] = field(default_factory=list)
+    agreement: LocalAgreement = field(default_factory=LocalAgreement)
+    voiced: float = 0.0
+    voiced_clean: float = 0.0  # voiced frames captured while the agent was silent
+    last_partial: float = 0.0
+    spec_words: list[Word] | None = None
+    spec_embedding: TurnEmbedding | None = None
+    spec_until: float = 0.0
+
+    def samples(self) -> np.ndarray:
+        return np.concatenate(self.audio) if self.audio else np.zeros(0, np.float32)
+
+
+class SpeechWorker:
+    def __init__(
+        self,
+        source: AudioSource,
+        settings: SpeechSettings | None = None,
+        *,
+        transcriber: Any = None,
+        diarizer: Diarizer | None = None,
+        wake: WakeWordDetector | None = None,
+        vad: Callable[[np.ndarray], float] | None = None,
+        reference: SelfVoiceReference | None = None,
+        clock: Clock | None = None,
+        tuning: SpeechTuning | None = None,
+        clock_origin: float = 0.0,
+    ) -> None:
+        from app.speech.asr import WhisperTranscriber
+
+        self.settings = settings or SpeechSettings()
+        self.tuning = tuning or SpeechTuning()
+        self.source = source
+        self.clock = clock or RealClock()
+        self.transcriber = transcriber or WhisperTranscriber(settings=self.settings)
+        self.diarizer = diarizer or Diarizer(threshold=self.settings.speaker_match_cosine)
+        self.wake = wake
+        self.vad = vad or SileroVad()
+        self.reference = reference
+        self.clock_origin = clock_origin  # capture clock time of audio time 0
+        self._aec: EchoCanceller | None = None
+        self.segmenter = VadSegmenter(self.settings)
+        s = self.settings
+        self.tracker = TurnTracker(s.turn_end_silence, s.turn_watchdog, self.tuning.speculate_after)
+        self._subscribers: list[Subscriber] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._turn: _OpenTurn | None = None
+        self._preroll: list[np.ndarray] = []
+        self._wake_hits: list[tuple[WakeHit, str | None]] = []
+        self._turn_index = 0
+        self._pending_text_wake = False
+        self._frame_carry = np.zeros(0, np.float32)
+        self._carry_sample = 0
+        self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
+
+    # --- wiring -------------------------------------------------------------------------
+
+    def subscribe(self, fn: Subscriber) -> None:
+        self._subscribers.append(fn)
+
+    def _emit(self, event: object) -> None:
+        for fn in list(self._subscribers):
+            try:
+                fn(event)
+            except Exception:  # a faulty subscriber must not stop the ears
+                log.exception("speech subscriber failed on %r", type(event).__name__)
+
+    def rename(self, speaker: str, name: str) -> None:
+        self.diarizer.rename(speaker, name)
+        self._emit(SpeakerRenamed(speaker, name))
+
+    # --- thread -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="speech-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        self.source.stop()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run(self) -> None:
+        """Read until the source is exhausted or ``stop`` is called."""
+        if not self._start_source():
+            return
+        while not self._stop.is_set():
+            try:
+                block = self.source.read(self.tuning.read_timeout)
+            except AudioDeviceError as exc:
+                self._on_device_lost(exc)
+                continue
+            if block is None:
+                if self.source.finished:
+                    break
+                self._steps(self.tracker.tick(self.clock.now()))
+                continue
+            busy = self.clock.now()
+            self._on_block(block)
+            self.stats["busy_seconds"] += self.clock.now() - busy
+        self._steps(self.tracker.flush())
+        self._emit(DeviceStatus("stopped", "", self.segmenter.time))
+
+    def _start_source(self) -> bool:
+        while not self._stop.is_set():
+            try:
+                self.source.start()
+                self._emit(DeviceStatus("running", "", self.segmenter.time))
+                return True
+            except AudioDeviceError as exc:
+                self._emit(DeviceStatus("lost", exc.user_message, self.segmenter.time))
+                self._stop.wait(self.tuning.device_retry)
+        return False
+
+    def _on_device_lost(self, exc: AudioDeviceError) -> None:
+        self._steps(self.tracker.flush())  # what was said before the loss still counts
+        self._emit(DeviceStatus("lost", exc.user_message, self.segmenter.time))
+        self._stop.wait(self.tuning.device_retry)
+        self._start_source()
+
+    # --- per frame ----------------------------------------------------------------------
+
+    def _on_block(self, block: AudioBlock) -> None:
+        samples = np.concatenate([self._frame_carry, block.samples])
+        first = block.sample - self._frame_carry.size
+        n = self.settings.frame_samples
+        for i in range(0, samples.size - n + 1, n):
+            self._on_frame(samples[i : i + n], first + i)
+        used = (samples.size // n) * n
+        self._frame_carry = samples[used:]
+
+    def _on_frame(self, frame: np.ndarray, sample: int) -> None:
+        t0, dur = sample / RATE, frame.size / RATE
+        self_voice = False
+        if self.reference is not None and self.reference.ever_played:
+            at = self.clock_origin + t0
+            self_voice = self.reference.playing(at, at + dur)
+            if self._aec is None:
+                self._aec = EchoCanceller()
+            frame = self._aec.process(frame, self.reference.reference(at, frame.size))
+        prob = self.vad(frame)
+        level = rms(frame)
+        for event in self.segmenter.update(dur, prob, level, self_voice):
+            self._emit(event)
+        if self.segmenter.last_level is not None:
+            self._emit(self.segmenter.last_level)
+        voiced = prob >= self.settings.vad_threshold
+        self._feed_wake(frame, sample)
+        self._collect(frame, voiced, self_voice, dur)
+        self._steps(self.tracker.update(t0, t0 + dur, voiced, self.clock.now()))
+        self._maybe_partial(t0 + dur)
+        if self._turn is not None and t0 + dur - self._turn.start >= self.tuning.max_turn:
+            self._steps(self.tracker.flush())  # commit a monologue in pieces
+        self.stats["frames"] += 1
+
+    def _collect(self, frame: np.ndarray, voiced: bool, self_voice: bool, dur: float) -> None:
+        turn = self._turn
+        if turn is None:
+            self._preroll.append(frame)
+            keep = max(1, int(self.tuning.preroll * RATE / frame.size))
+            del self._preroll[:-keep]
+            return
+        turn.audio.append(frame)
+        if voiced:
+            turn.voiced += dur
+            turn.voiced_clean += 0.0 if self_voice else dur
+
+    def _feed_wake(self, frame: np.ndarray, sample: int) -> None:
+        if self.wake is None:
+            return
+        for hit in self.wake.feed(frame, sample):
+            speaker = self._guess_speaker(hit)
+            self._wake_hits.append((hit, speaker))
+            self._emit(WakeEvent(hit.time, speaker, hit.sample, hit.score, "audio"))
+
+    def _guess_speaker(self, hit: WakeHit) -> str | None:
+        turn = self._turn
+        if turn is None:
+            return self.diarizer.identify(np.zeros(0, np.float32))
+        audio = turn.samples()[-int(1.5 * RATE) :]
+        try:
+            return self.diarizer.identify(audio)
+        except Exception as exc:
+            self._emit(SpeechError("diarization", str(exc), hit.time))
+            return None
+
+    # --- turns --------------------------------------------------------------------------
+
+    def _steps(self, steps: list[TurnStep]) -> None:
+        for step in steps:
+            try:
+                self._step(step)
+            except Exception as exc:  # a model failure loses one turn, not the worker
+                log.exception("turn step %s failed", step.action)
+                self._emit(SpeechError("turn", str(exc), step.end))
+                if step.action is TurnAction.CLOSE:
+                    self._turn = None
+
+    def _step(self, step: TurnStep) -> None:
+        if step.action is TurnAction.OPEN:
+            start = step.start - sum(f.size for f in self._preroll) / RATE
+            self._turn = _OpenTurn(max(0.0, start), audio=list(self._preroll))
+            self._turn.voiced = step.end - step.start
+            self._turn.last_partial = step.end
+            self._preroll = []
+        elif self._turn is None:
+            return
+        elif step.action is TurnAction.SPECULATE:
+            self._speculate(self._turn, step)
+        elif step.action is TurnAction.RESUME:
+            self._turn.spec_words = self._turn.spec_embedding = None
+        elif step.action is TurnAction.CLOSE:
+            turn, self._turn = self._turn, None
+            self._commit(turn, step)
+
+    def _decode(self, turn: _OpenTurn, partial: bool = False) -> tuple[list[Word], np.ndarray]:
+        audio = turn.samples()
+        offset = turn.start
+        if partial:  # partials re-read only the uncommitted tail (bounded cost)
+            committed = turn.agreement.committed
+            since = committed[-1].end - 0.5 if committed else turn.start
+            since = max(since, turn.start + audio.size / RATE - self.tuning.partial_window)
+            cut = max(0, int((since - turn.start) * RATE))
+            audio, offset = audio[cut:], turn.start + cut / RATE
+        prompt = turn.agreement.text()
+        return self.transcriber.transcribe(audio, offset, prompt, turn.voiced), audio
+
+    def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
+        words, audio = self._decode(turn)
+        turn.spec_words = words
+        turn.spec_until = turn.start + audio.size / RATE
+        speech = audio[: int((step.end - turn.start) * RATE)]
+        turn.spec_embedding = self.diarizer.embed(speech) if speech.size else None
+
+    def _maybe_partial(self, now: float) -> None:
+        turn = self._turn
+        if turn is None or not self.tuning.partials or turn.spec_words is not None:
+            return
+        if now - turn.last_partial < self.tuning.partial_interval:
+            return
+        turn.last_partial = now
+        words, _ = self._decode(turn, partial=True)
+        turn.agreement.insert(words)
+        text = join_words([*turn.agreement.committed, *turn.agreement.pending])
+        if text:
+            speaker = self.diarizer.identify(turn.samples()[-int(1.5 * RATE) :])
+            self._emit(PartialTranscript(speaker, text, turn.start, now))
+
+    def _commit(self, turn: _OpenTurn, step: TurnStep) -> None:
+        if turn.voiced < self.tuning.min_voiced:
+            return
+        words = turn.spec_words
+        if words is None:
+            words, _ = self._decode(turn)
+        turn.agreement.finish(words)
+        committed = turn.agreement.committed
+        if not committed:
+            return
+        speech = turn.samples()[: max(1, int((step.end - turn.start) * RATE))]
+        embedding = turn.spec_embedding or self.diarizer.embed(speech)
+        _, segments = self.diarizer.label(embedding, turn.start)
+        for segment in segments:
+            self._emit(segment)
+        wake_time = self._wake_time(turn.start, step.end, join_words(committed), committed)
+        for speaker, group in split_by_speaker(committed, segments):
+            start = turn.start if group is committed or group[0] is committed[0] else group[0].start
+            end = step.end if group[-1] is committed[-1] else group[-1].end
+            direct = wake_time is not None and start - 0.3 <= wake_time <= end + 0.3
+            self._turn_index += 1
+            turn_event = Turn(speaker, join_words(group), start, end, direct, self._turn_index)
+            if direct and wake_time is not None:
+                self._announce_text_wake(turn_event, wake_time)
+            self._emit(turn_event)
+
+    def _wake_time(self, start: float, end: float, text: str, words: list[Word]) -> float | None:
+        """When the turn addressed Jarvis (audio hit or transcript), or None."""
+        inside = [h for h, _ in self._wake_hits if start - 0.3 <= h.time <= end + 0.3]
+        self._wake_hits = [(h, s) for h, s in self._wake_hits if h.time > end + 0.3]
+        self._pending_text_wake = not inside
+        if inside and mentions_only(text):
+            self._emit(WakeRetracted(inside[0].time, None, text))
+            return None
+        if inside:
+            return inside[0].time
+        index = text_wake(text)
+        if index is None:
+            return None
+        return words[min(index, len(words) - 1)].end
+
+    def _announce_text_wake(self, turn: Turn, time: float) -> None:
+        if self._pending_text_wake:
+            self._pending_text_wake = False
+            self._emit(WakeEvent(time, turn.speaker, int(time * RATE), 1.0, "text"))
+
+
+def split_by_speaker(
+    words: list[Word], segments: list[SpeakerSegment]
+) -> list[tuple[str, list[Word]]]:
+    """Group consecutive words by the speaker segment holding each word's midpoint."""
+    groups: list[tuple[str, list[Word]]] = []
+    for word in words:
+        mid = (word.start + word.end) / 2
+        speaker = segments[-1].speaker
+        for seg in segments:
+            if mid < seg.end:
+                speaker = seg.speaker
+                break
+        if groups and groups[-1][0] == speaker:
+            groups[-1][1].append(word)
+        else:
+            groups.append((speaker, [word]))
+    return groups
