@@ -45,7 +45,7 @@ class TextOnlyPlayer:
                 heard = self._clock.now() - start
                 self._emit(PlaybackReceipt(intervention.id, "stopped", heard, 0, self._clock.now()))
                 return
-            self._clock.sleep(0.05)
+            cancel.wait(0.05)  # wall-clock wait: never drives a simulated clock
         self._emit(PlaybackReceipt(intervention.id, "finished", duration, 0, self._clock.now()))
 
     def stop(self) -> None:

@@ -26,14 +26,14 @@ def _citations(entry: dict[str, Any]) -> list[str]:
 
 def _lines(entries: list[dict[str, Any]]) -> list[tuple[str, str, list[str]]]:
     """(section, line, sub-lines) for each entry worth showing, in order."""
-    names: dict[str, str] = {}
+    # A speaker named late in the meeting is named throughout the record.
+    names = {e.get("speaker", ""): e.get("name", "") for e in entries
+             if e.get("kind") == "speaker_renamed"}
     rows: list[tuple[str, str, list[str]]] = []
     for e in entries:
         kind = e.get("kind")
         if kind == "session_started":
             rows.append(("head", f"Document: {e.get('document') or 'none'}", []))
-        elif kind == "speaker_renamed":
-            names[e.get("speaker", "")] = e.get("name", "")
         elif kind == "turn":
             who = names.get(e.get("speaker", ""), e.get("speaker", "?"))
             rows.append(("turn", f"[{_clock(e.get('start'))}] {who}: {e.get('text', '')}", []))

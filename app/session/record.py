@@ -68,6 +68,8 @@ class SessionRecord:
         body = to_plain(payload) if payload is not None else {}
         if not isinstance(body, dict):
             body = {"value": body}
+        if "kind" in body:  # e.g. Intervention.kind; the entry's kind names the entry
+            body["subtype"] = body.pop("kind")
         with self._lock:
             if self._file is None:
                 raise ValueError("the session record is closed")

@@ -50,6 +50,7 @@ class Bridge(QObject):
     error = Signal(object)
     document = Signal(object)
     stopped = Signal(object)
+    play = Signal(object)  # the floor's Play command: the agent starts speaking
     _event = Signal(object)
 
     _ROUTES: tuple[tuple[type, str], ...] = (
@@ -84,6 +85,9 @@ class Bridge(QObject):
 
     @Slot(object)
     def _dispatch(self, event: Any) -> None:
+        if type(event).__name__ == "Play":
+            self.play.emit(event)
+            return
         for kind, name in self._ROUTES:
             if isinstance(event, kind):
                 getattr(self, name).emit(event)

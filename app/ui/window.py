@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -39,7 +39,7 @@ from app.ui.glyph import AgentGlyph
 from app.ui.pdf_view import PdfError, PdfView
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.settings_store import Preferences, save_preferences
-from app.ui.theme import app_icon
+from app.ui.theme import app_icon, state_pixmap
 from app.ui.transcript import TranscriptView
 
 log = logging.getLogger(__name__)
@@ -119,6 +119,7 @@ class MainWindow(QMainWindow):
         self.glyph = AgentGlyph("Jarvis")
         self.hand = QPushButton()
         self.hand.setMinimumHeight(64)
+        self.hand.setIconSize(QSize(36, 36))
         self.hand.setShortcut(QKeySequence("Ctrl+Space"))
         self.hand.setStyleSheet("font-size:17px;font-weight:bold;")
         self.mode = QComboBox()
@@ -212,6 +213,7 @@ class MainWindow(QMainWindow):
         b.pending.connect(self._on_pending)
         b.citation.connect(self._on_citation)
         b.decision.connect(self._on_decision)
+        b.play.connect(lambda play: self.transcript.add_intervention(play.intervention))
         b.wake.connect(self._on_wake)
         b.renamed.connect(lambda e: self.transcript.rename(e.speaker, e.name))
         b.component.connect(self._on_component)
@@ -383,13 +385,16 @@ class MainWindow(QMainWindow):
 
     def _update_hand(self, state: AgentState) -> None:
         if state == AgentState.HAND_RAISED:
-            self.hand.setText("\u270b  Let Jarvis speak  (Ctrl+Space)")
+            self.hand.setText("Let Jarvis speak  (Ctrl+Space)")
+            self.hand.setIcon(QIcon(state_pixmap(AgentState.HAND_RAISED)))
             self.hand.setEnabled(True)
         elif state == AgentState.SPEAKING:
             self.hand.setText("Stop Jarvis  (Ctrl+Space)")
+            self.hand.setIcon(QIcon(state_pixmap(AgentState.SPEAKING)))
             self.hand.setEnabled(True)
         else:
             self.hand.setText("Jarvis has nothing to add")
+            self.hand.setIcon(QIcon())
             self.hand.setEnabled(False)
 
     def _on_hand(self) -> None:

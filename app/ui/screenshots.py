@@ -1,0 +1,109 @@
+"""Screenshots of the window in its three telling states, for the README and the tests.
+
+Drives a real window, pipeline and floor FSM on a simulated clock through the demo
+meeting: the transcript fills, the agent raises its hand with the correction of the
+planted fact, then gets the floor and speaks with the arrow on the cited sentence.
+
+    python -m app.ui.screenshots docs/screenshots
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from app.clock import SimulatedClock
+from app.events import Citation, Intervention, InterventionKind
+from app.pipeline.demo import DemoAssets
+from app.pipeline.pipeline import Pipeline
+from app.pipeline.scripted import load_turns
+from app.settings import FloorMode, Settings
+
+STATES = ("listening", "hand_raised", "speaking")
+
+
+def planted_correction(document: object, assets: DemoAssets) -> Intervention:
+    """What the agent says about the planted fact, citing the document's sentence."""
+    planted = assets.planted
+    sentences = document.sentences
+    sentence = next(s for s in sentences if planted["document"] in s.text)
+    citation = Citation(sentence.sid, sentence.page, sentence.text, sentence.rects, "48")
+    text = (
+        "About the number of buildings, the pilot planted roofs on 48 buildings, not "
+        f"twelve. You'll find this on page {sentence.page}; search for '48' to confirm."
+    )
+    return Intervention(
+        "demo-1",
+        InterventionKind.PROACTIVE,
+        text,
+        claim="buildings in the pilot",
+        intent="correct",
+        topic="the number of buildings",
+        citations=(citation,),
+    )
+
+
+def _settle(app: object, window: object, clock: SimulatedClock, seconds: float) -> None:
+    """Advance the floor's clock and let queued signals and the glyph debounce run."""
+    from PySide6.QtCore import QCoreApplication, QThread
+
+    steps = max(1, int(seconds / 0.1))
+    for _ in range(steps):
+        clock.advance(0.1)
+        window.pipeline._floor.tick()  # type: ignore[attr-defined]
+        QCoreApplication.processEvents()
+    QThread.msleep(300)  # the glyph debounce is wall-clock
+    QCoreApplication.processEvents()
+
+
+def capture(out_dir: Path, assets: DemoAssets | None = None) -> list[Path]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.settings_store import Preferences
+    from app.ui.window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assets = assets or DemoAssets.bundled()
+    base = Settings()
+    settings = replace(base, floor=replace(base.floor, mode=FloorMode.HAND_RAISE))
+    clock = SimulatedClock(0.0)
+    pipeline = Pipeline(settings, clock=clock)
+    pipeline.tick_floor = False
+    window = MainWindow(pipeline, Preferences(mode="hand_raise"), save_prefs=False)
+    window.resize(1280, 800)
+    window.show()
+    window.open_pdf(assets.pdf, start_agent=False)
+    if not pipeline.open_document(assets.pdf):
+        raise RuntimeError("the demo document could not be indexed")
+    pipeline._start_floor()
+    turns = load_turns(assets.transcript)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for turn in turns[:5]:
+        clock.advance(max(0.0, turn.end - clock.now()))
+        pipeline.feed(turn)
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "listening.png"))
+    pipeline.feed(turns[5])
+    pipeline._on_intervention(planted_correction(pipeline.document, assets), None)
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "hand_raised.png"))
+    window.hand.click()
+    _settle(app, window, clock, 1.0)
+    paths.append(_save(window, out_dir / "speaking.png"))
+    window.close()
+    return paths
+
+
+def _save(window: object, path: Path) -> Path:
+    window.grab().save(str(path))  # type: ignore[attr-defined]
+    return path
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screenshots")
+    for p in capture(target):
+        print(p)
