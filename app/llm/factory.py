@@ -1,0 +1,36 @@
+"""``open_backend``: one entry point from a spec string to a running backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.llm.types import LLMBackend, LLMError
+from app.settings import LLMSettings
+
+DEFAULT_MODEL = "llm-1.5b"
+
+
+def open_backend(spec: str | None = None, settings: LLMSettings | None = None) -> LLMBackend:
+    """None -> the embedded default GGUF; a .gguf path; a manifest name; or an http(s) URL."""
+    settings = settings or LLMSettings()
+    if spec is not None and spec.startswith(("http://", "https://")):
+        from app.llm.http import HttpBackend
+
+        return HttpBackend(spec, settings)
+    from app.llm.llama import LlamaBackend
+
+    return LlamaBackend(_model_path(spec), settings)
+
+
+def _model_path(spec: str | None) -> Path:
+    if spec is not None and (spec.endswith(".gguf") or Path(spec).is_file()):
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise LLMError(f"The language model file {path} does not exist.")
+        return path
+    from app.models import ModelError, resolve
+
+    try:
+        return resolve(spec or DEFAULT_MODEL)
+    except ModelError as exc:
+        raise LLMError(exc.user_message) from exc

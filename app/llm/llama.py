@@ -1,0 +1,256 @@
+"""In-process llama.cpp backend with document-prefix reuse.
+
+Every prompt is ``prefix(system) + suffix(user)`` as tokens. llama.cpp keeps the KV state
+of the previous prompt and re-evaluates only from the first differing token, so calls
+that share the system prefix (instructions + document) evaluate just the user part. When
+calls alternate between systems, the state of each recent prefix is kept as a snapshot
+and restored instead of recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.llm.output import parse_output
+from app.llm.prompt import ChatTemplate, pick_template
+from app.llm.types import DeltaCallback, LLMError, LLMRequest, LLMResponse
+from app.llm.worker import OwnerThread
+from app.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+
+
+def physical_cores() -> int:
+    try:
+        import psutil
+
+        return int(psutil.cpu_count(logical=False) or os.cpu_count() or 1)
+    except ImportError:
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Session:
+    """Everything that lives on the owner thread next to the ``Llama`` object."""
+
+    llm: Any
+    template: ChatTemplate
+    n_ctx: int
+    seed: int
+    evals: list[int] = field(default_factory=list)  # token counts of eval() calls this request
+    prefixes: dict[str, list[int]] = field(default_factory=dict)
+    snapshots: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    grammars: dict[str, Any] = field(default_factory=dict)
+
+
+class LlamaBackend:
+    """``LLMBackend`` over llama-cpp-python; the model is owned by one worker thread."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        settings: LLMSettings | None = None,
+        template: ChatTemplate | None = None,
+        prefix_slots: int = 2,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.settings = settings or LLMSettings()
+        self._prefix_slots = prefix_slots
+        self._worker: OwnerThread[_Session] = OwnerThread(
+            lambda: self._load(template), _close_session, name=f"llm:{self.model_path.name}"
+        )
+
+    # -- public interface (any thread) --------------------------------------------------
+    def complete(self, request: LLMRequest, on_delta: DeltaCallback | None = None) -> LLMResponse:
+        """Runs on the owner thread; ``on_delta`` is called there too, so keep it quick."""
+        return self._worker.call(lambda s: self._complete(s, request, on_delta)).result()
+
+    def warm(self, system: str) -> None:
+        self._worker.call(lambda s: self._warm(s, system)).result()
+
+    def close(self) -> None:
+        self._worker.close()
+
+    def __enter__(self) -> LlamaBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- owner thread ---------------------------------------------------------------------
+    def _load(self, template: ChatTemplate | None) -> _Session:
+        from llama_cpp import Llama
+
+        if not self.model_path.is_file():
+            raise LLMError(f"The language model file {self.model_path} does not exist.")
+        s = self.settings
+        try:
+            llm = Llama(
+                model_path=str(self.model_path),
+                n_ctx=s.context_tokens,
+                n_threads=s.threads or physical_cores(),
+                n_gpu_layers=s.gpu_layers,
+                seed=s.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(
+                f"Could not load the language model {self.model_path.name}: {exc}"
+            ) from exc
+        session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed)
+        original_eval = llm.eval
+
+        def counting_eval(tokens: Any) -> None:
+            session.evals.append(len(tokens))
+            original_eval(tokens)
+
+        llm.eval = counting_eval  # type: ignore[method-assign]  # counts tokens actually evaluated, to report cache reuse
+        log.info("loaded %s (n_ctx=%d, template=%s)", self.model_path.name, session.n_ctx,
+                 session.template.name)
+        return session
+
+    def _prefix_tokens(self, s: _Session, system: str) -> list[int]:
+        tokens = s.prefixes.get(system)
+        if tokens is None:
+            text = s.template.prefix(system).encode("utf-8")
+            tokens = s.prefixes[system] = s.llm.tokenize(text, add_bos=True, special=True)
+        return tokens
+
+    def _holds(self, s: _Session, prefix: list[int]) -> bool:
+        n = len(prefix)
+        return s.llm.n_tokens >= n and s.llm.input_ids[:n].tolist() == prefix
+
+    def _current_system(self, s: _Session) -> str | None:
+        return next((sys for sys, p in s.prefixes.items() if self._holds(s, p)), None)
+
+    def _switch_to(self, s: _Session, system: str, prefix: list[int]) -> None:
+        """Keep the outgoing prefix as a snapshot; restore the incoming one if we have it."""
+        if self._holds(s, prefix):
+            return
+        outgoing = self._current_system(s)
+        if outgoing is not None and outgoing not in s.snapshots:
+            self._remember(s, outgoing)
+        snapshot = s.snapshots.get(system)
+        if snapshot is not None:
+            s.snapshots.move_to_end(system)
+            s.llm.load_state(snapshot)
+
+    def _remember(self, s: _Session, system: str) -> None:
+        s.snapshots[system] = _snapshot(s.llm)
+        s.snapshots.move_to_end(system)
+        while len(s.snapshots) > self._prefix_slots:
+            s.snapshots.popitem(last=False)
+
+    def _warm(self, s: _Session, system: str) -> None:
+        prefix = self._prefix_tokens(s, system)
+        self._switch_to(s, system, prefix)
+        if not self._holds(s, prefix):
+            s.llm.reset()
+            s.llm.eval(prefix)
+        self._remember(s, system)
+
+    def _grammar(self, s: _Session, schema: dict[str, Any] | None) -> Any:
+        if schema is None:
+            return None
+        key = json.dumps(schema, sort_keys=True)
+        if key not in s.grammars:
+            from llama_cpp import LlamaGrammar
+
+            s.grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+        return s.grammars[key]
+
+    def _complete(
+        self, s: _Session, req: LLMRequest, on_delta: DeltaCallback | None
+    ) -> LLMResponse:
+        start = time.perf_counter()
+        prefix = self._prefix_tokens(s, req.system)
+        suffix = s.llm.tokenize(s.template.suffix(req.user).encode("utf-8"), add_bos=False,
+                                special=True)
+        prompt = prefix + suffix
+        if len(prompt) + req.max_tokens > s.n_ctx:
+            raise LLMError(
+                f"The {req.stage} prompt needs {len(prompt)} + {req.max_tokens} tokens but the "
+                f"context holds {s.n_ctx}; raise the context size or shorten the document."
+            )
+        self._switch_to(s, req.system, prefix)
+        s.evals.clear()
+        text, finish, sampled, ttft = self._generate(s, req, prompt, on_delta, start)
+        evaluated = s.evals[0] if s.evals else 0
+        total_ms = (time.perf_counter() - start) * 1000
+        log.debug("%s: prompt %d (evaluated %d), completion %d, %.0f ms", req.stage,
+                  len(prompt), evaluated, sampled, total_ms)
+        data = parse_output(text, req.schema, finish, req.stage)
+        return LLMResponse(text, data, len(prompt), len(prompt) - evaluated, sampled,
+                           ttft if ttft is not None else total_ms, total_ms)
+
+    def _generate(
+        self, s: _Session, req: LLMRequest, prompt: list[int], on_delta: DeltaCallback | None,
+        start: float,
+    ) -> tuple[str, str | None, int, float | None]:
+        from llama_cpp import StoppingCriteriaList
+
+        sampled = [0]
+
+        def count(_ids: Any, _logits: Any) -> bool:
+            sampled[0] += 1
+            return False
+
+        stream = s.llm.create_completion(
+            prompt=prompt,
+            max_tokens=req.max_tokens,
+            temperature=req.temperature,
+            grammar=self._grammar(s, req.schema),
+            stop=list(s.template.stop),
+            seed=s.seed,
+            stream=True,
+            stopping_criteria=StoppingCriteriaList([count]),
+        )
+        pieces: list[str] = []
+        finish: str | None = None
+        ttft: float | None = None
+        for chunk in stream:
+            choice = chunk["choices"][0]
+            if choice["text"]:
+                if ttft is None:
+                    ttft = (time.perf_counter() - start) * 1000
+                pieces.append(choice["text"])
+                if on_delta is not None:
+                    on_delta(choice["text"])
+            finish = choice.get("finish_reason") or finish
+        return "".join(pieces), finish, sampled[0], ttft
+
+
+def _snapshot(llm: Any) -> Any:
+    """Like ``Llama.save_state`` but without copying the (n_batch x vocab) logits buffer.
+
+    The restored state is always re-evaluated from at least one token, so old logits are
+    never read; a one-row placeholder keeps ``load_state`` happy and saves ~300 MB a slot.
+    """
+    import ctypes
+
+    import llama_cpp
+    import numpy as np
+
+    size = llama_cpp.llama_state_get_size(llm._ctx.ctx)
+    buffer = (ctypes.c_uint8 * int(size))()
+    n_bytes = llama_cpp.llama_state_get_data(llm._ctx.ctx, buffer, size)
+    return llama_cpp.LlamaState(
+        input_ids=llm.input_ids.copy(),
+        scores=np.zeros((1, llm.n_vocab()), dtype=np.single),
+        n_tokens=llm.n_tokens,
+        llama_state=bytes(buffer)[: int(n_bytes)],
+        llama_state_size=int(n_bytes),
+        seed=llm._seed,
+    )
+
+
+def _close_session(s: _Session) -> None:
+    s.snapshots.clear()
+    s.llm.close()

@@ -1,0 +1,39 @@
+"""Shared LLM fixtures: the embedded 0.5B GGUF, loaded once per module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.settings import LLMSettings
+
+SETTINGS = LLMSettings(context_tokens=1024)
+
+# A short document prefix: small prompts keep the model tests fast on two cores.
+DOCUMENT = "\n".join(
+    f"[S{i}] {city} opened its {kind} in {year}."
+    for i, (city, kind, year) in enumerate(
+        [("Oslo", "opera house", 2008), ("Lyon", "metro", 1978), ("Porto", "bridge", 1886),
+         ("Graz", "art museum", 2003), ("Turku", "castle museum", 1881)]
+    )
+)
+SYSTEM = "You check facts against the document. Reply with JSON only.\nDocument:\n" + DOCUMENT
+SCHEMA = {
+    "type": "object",
+    "properties": {"sid": {"type": "integer", "minimum": 0, "maximum": 4},
+                   "year": {"type": "integer"}},
+    "required": ["sid", "year"],
+    "additionalProperties": False,
+}
+
+
+def gguf(name: str) -> Path:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    del llama_cpp
+    from app.models import ModelError, resolve
+
+    try:
+        return resolve(name)
+    except ModelError as exc:
+        pytest.skip(exc.user_message)
