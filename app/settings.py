@@ -145,6 +145,10 @@ class FloorSettings:
     # An interrupted intervention is recovered at most this many times.
     max_recoveries: int = 2
     turn_history: int = 50
+    # The speech worker flags every VAD event captured while the agent is audible
+    # (self_voice) and runs the VAD on echo-cancelled audio: sustained speech in that
+    # cleaned signal during playback is a participant, so it may barge in.
+    barge_in_on_flagged: bool = True
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,11 @@ class FloorFSM:
 
     def _vad(self, e: VadEvent) -> None:
         if e.self_voice:
-            return  # the agent's own voice neither takes nor frees the floor
+            # Captured while the agent was audible: it never frees the floor, and takes
+            # it only as sustained speech left after echo cancellation.
+            if e.kind == VadKind.SUSTAINED_SPEECH and self.settings.barge_in_on_flagged:
+                self._barge_in()
+            return
         if e.kind in (VadKind.SPEECH_ONSET, VadKind.SUSTAINED_SPEECH):
             if e.kind == VadKind.SPEECH_ONSET:
                 self.last_onset = self.last_activity = e.time

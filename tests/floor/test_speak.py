@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.floor import FloorFSM
+from app.settings import FloorSettings
 from tests.floor.script import iv, receipt, room, run, turn
 
 TEXT = "Actually, the trial enrolled 120 patients. That is on page 2."
@@ -127,12 +129,18 @@ NO_YIELD = [
 
 @pytest.mark.parametrize("extra", NO_YIELD)
 def test_no_yield(extra: list) -> None:
-    steps = (
-        room(0, 5, speech=[(0, 3)])
-        + extra
-        + [(1.0, "iv", iv()), receipt(9.0, "p1", "finished", 4.0)]
-    )
-    assert run(steps).log == [LISTENING, *played_at(5.0), *finished_at(9.0, 4.0)]
+    steps = room(0, 5, speech=[(0, 3)]) + extra
+    steps += [(1.0, "iv", iv()), receipt(9.0, "p1", "finished", 4.0)]
+    fsm = FloorFSM(FloorSettings(barge_in_on_flagged=False))
+    assert run(steps, fsm).log == [LISTENING, *played_at(5.0), *finished_at(9.0, 4.0)]
+
+
+def test_flagged_sustained_speech_barges_in_when_echo_cancelled() -> None:
+    steps = room(0, 5, speech=[(0, 3)]) + room(5, 9, speech=[(5.5, 8.0)], self_voice=True)
+    steps += [(1.0, "iv", iv())]
+    assert run(steps).of("stop") == [(6.0, ("stop", "barge_in"))]
+    onset_only = room(0, 5, speech=[(0, 3)]) + room(5, 9, speech=[(5.5, 5.8)], self_voice=True)
+    assert run(onset_only + [(1.0, "iv", iv())]).of("stop") == []
 
 
 def test_second_interruption_counts_sentences_from_the_resume_point() -> None:
