@@ -38,7 +38,7 @@ def mic_source(device: str | None = None) -> tuple[Any, str | None]:
 
 
 def speech_worker(
-    source: Any, settings: Settings, clock: Clock, wake: bool = True
+    source: Any, settings: Settings, clock: Clock, wake: bool = True, reference: Any = None
 ) -> tuple[Any, str | None]:
     """A SpeechWorker on ``source`` (not started), or why there is none."""
     try:
@@ -54,7 +54,9 @@ def speech_worker(
         except Exception as exc:  # the transcript fallback still catches "Jarvis"
             log.warning("wake word model unavailable: %s", exc)
     try:
-        return SpeechWorker(source, settings.speech, wake=detector, clock=clock), None
+        return SpeechWorker(
+            source, settings.speech, wake=detector, clock=clock, reference=reference
+        ), None
     except Exception as exc:
         log.exception("speech worker construction failed")
         return None, getattr(exc, "user_message", None) or f"speech models: {exc}"

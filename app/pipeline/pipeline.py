@@ -35,7 +35,7 @@ from app.pipeline.events import (
 )
 from app.pipeline.floor_driver import FloorDriver
 from app.pipeline.hub import EventHub
-from app.pipeline.playback import TextOnlyPlayer
+from app.pipeline.playback import TextOnlyPlayer, open_voice
 from app.pipeline.session_hooks import SessionHooks
 from app.session.record import SessionRecord
 from app.settings import FloorMode, Patience, Settings
@@ -65,7 +65,10 @@ class Pipeline:
         self._lock = threading.RLock()
         self._stopped = threading.Event()
         self._hooks = SessionHooks(record) if record is not None else None
-        self.player: Any = None  # set before start_agent to speak through a real voice
+        self.player: Any = None  # a ready player, else one is built from voice_sink
+        self.voice_sink = "none"  # "device" (loudspeaker), "null" (headless), "none" (text)
+        self.voice_device: str | None = None
+        self.voice_tap: Any = None  # the speech worker's self-voice reference
         self.tick_floor = True
         self.speaker_names: dict[str, str] = {}
 
@@ -131,9 +134,21 @@ class Pipeline:
         self.set_status("floor", fsm is not None, why or "")
         if fsm is None:
             return
-        player = self.player or TextOnlyPlayer(self.clock, self.feed)
-        if self.player is None:
-            self.set_status("voice", False, "no voice output; the agent's words appear as text")
+        player, why = self.player, "voice output is off; the agent's words appear as text"
+        if player is None and self.voice_sink != "none":
+            player, why = open_voice(
+                self.settings,
+                self.feed,
+                self.clock,
+                self.voice_sink,
+                self.voice_device,
+                self.voice_tap,
+            )
+        if player is None:
+            self.set_status("voice", False, f"{why}; the agent's words appear as text")
+            player = TextOnlyPlayer(self.clock, self.feed)
+        else:
+            self.set_status("voice", True)
         with self._lock:
             self._floor = FloorDriver(
                 fsm,

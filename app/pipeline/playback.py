@@ -57,16 +57,55 @@ class TextOnlyPlayer:
         self.stop()
 
 
-def null_voice_player(pipeline: Any) -> Any:
-    """The real voice into a null sink (for headless runs), or None when there is none."""
+class VoicePlayer:
+    """The voice package's ``Player`` behind the floor driver's play/stop/close."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+
+    def play(self, text: str, intervention: Intervention) -> None:
+        self.player.play(intervention.id, text)
+
+    def stop(self) -> None:
+        self.player.stop()
+
+    def close(self) -> None:
+        self.player.close()
+
+
+def open_voice(
+    settings: Any,
+    emit: Callable[[Any], None],
+    clock: Clock,
+    sink: str = "device",
+    device: str | None = None,
+    tap: Any = None,
+) -> tuple[Any, str | None]:
+    """A ``VoicePlayer`` on the loudspeaker (``sink="device"``) or a real-time null sink
+    (``"null"``, for headless runs), or ``(None, reason)``."""
     try:
         from app import voice
-    except ImportError:
-        return None
-    factory = getattr(voice, "null_player", None)
-    if factory is None:
-        return None
+    except ImportError as exc:
+        return None, f"the voice package is not installed ({exc})"
+    from app.clock import RealClock
+    from app.pipeline.events import PipelineError
+
+    def on_error(error: Any) -> None:
+        emit(PipelineError("voice", getattr(error, "user_message", str(error))))
+
     try:
-        return factory(pipeline.settings.voice, pipeline.feed)
-    except Exception:
-        return None
+        engine = voice.CachingEngine(voice.open_engine(settings.voice))
+    except Exception as exc:
+        return None, getattr(exc, "user_message", None) or f"voice model: {exc}"
+    try:
+        out = (
+            voice.NullSink(pace=RealClock())
+            if sink == "null"
+            else voice.SoundDeviceSink(device, settings.voice.block_seconds)
+        )
+    except Exception as exc:
+        return None, getattr(exc, "user_message", None) or f"loudspeaker: {exc}"
+    player = voice.Player(
+        engine, out, settings.voice, tap=tap, on_receipt=emit, on_error=on_error, clock=clock
+    )
+    return VoicePlayer(player), None

@@ -44,6 +44,9 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
     settings = prefs.apply(Settings())
     record = SessionRecord.create(label="meeting")
     pipeline = Pipeline(settings, record=record)
+    pipeline.voice_sink, pipeline.voice_device = "device", prefs.output_device or None
+    reference = _self_voice_reference()
+    pipeline.voice_tap = reference
     window = MainWindow(pipeline, prefs, Earcons(device=prefs.output_device or None))
     window.on_close.append(record.close)
     window.show()
@@ -53,7 +56,7 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
         source, why = live.mic_source(prefs.input_device or None)
         worker = None
         if source is not None:
-            worker, why = live.speech_worker(source, settings, pipeline.clock)
+            worker, why = live.speech_worker(source, settings, pipeline.clock, reference=reference)
         if worker is None:
             pipeline.set_status("speech", False, why or "unknown reason")
             return
@@ -105,9 +108,9 @@ def run_demo(
     demo = DemoMeeting(
         fast=fast, llm_spec=llm_spec, auto_grant_after=3.0 if (auto_grant or headless) else None
     )
+    demo.pipeline.voice_sink = "null" if headless else "device"
     if headless:
         demo.pipeline.hub.subscribe(_printer)
-        demo.pipeline.player = _null_player(demo)
     window = MainWindow(
         demo.pipeline,
         Preferences(mode="hand_raise"),
@@ -144,13 +147,6 @@ def run_demo(
     return 0 if ok else 1
 
 
-def _null_player(demo: Any) -> Any:
-    """Voice into a null sink when the voice package is there, else words as text."""
-    from app.pipeline.playback import null_voice_player
-
-    return null_voice_player(demo.pipeline)
-
-
 def _screenshot_when_speaking(window: Any, path: Path) -> None:
     """Save a PNG of the window 1.5 s after the arrow first appears."""
     from PySide6.QtCore import QTimer
@@ -166,3 +162,12 @@ def _screenshot_when_speaking(window: Any, path: Path) -> None:
             QTimer.singleShot(1500, save)
 
     window.bridge.citation.connect(on_citation)
+
+
+def _self_voice_reference() -> Any:
+    """What the agent plays, for the speech worker to recognise its own voice in the room."""
+    try:
+        from app.speech.echo import SelfVoiceReference
+    except ImportError:
+        return None
+    return SelfVoiceReference()

@@ -13,6 +13,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from app.clock import SimulatedClock
 from app.events import Citation, Intervention, InterventionKind
@@ -24,7 +25,7 @@ from app.settings import FloorMode, Settings
 STATES = ("listening", "hand_raised", "speaking")
 
 
-def planted_correction(document: object, assets: DemoAssets) -> Intervention:
+def planted_correction(document: Any, assets: DemoAssets) -> Intervention:
     """What the agent says about the planted fact, citing the document's sentence."""
     planted = assets.planted
     sentences = document.sentences
