@@ -23,6 +23,11 @@ def register(subparsers: Any) -> None:
     replay.add_argument(
         "--no-deference", action="store_true", help="no gate and no self-repair (the ablation)"
     )
+    replay.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the conversations already complete in --out and replay the rest",
+    )
     replay.add_argument("--documents", help="comma-separated document folders, e.g. d01,d02")
     replay.add_argument(
         "--attribution-threshold",
@@ -115,7 +120,9 @@ def run_replay_command(args: argparse.Namespace) -> int:
     else:
         factory = backbone_factory(args.model, settings)
         try:
-            decisions = replay(benchmark, args.out, factory, args.limit, not args.no_progress)
+            decisions = replay(
+                benchmark, args.out, factory, args.limit, not args.no_progress, args.resume
+            )
         finally:
             factory.close()
     similarity = lexical_similarity if args.similarity == "lexical" else _minilm_similarity()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from app.eval.dataset import BenchmarkSet, ScriptTurn
-from app.eval.records import DecisionRecord
+from app.eval.records import DecisionRecord, read_decisions
 from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
 
 log = logging.getLogger(__name__)
@@ -126,28 +126,58 @@ def replay(
     factory: BackboneFactory,
     limit: int | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> list[DecisionRecord]:
-    """Replay every conversation; writes and returns the decisions."""
+    """Replay every conversation; writes and returns the decisions.
+
+    With ``resume``, conversations already complete in ``decisions.jsonl`` are kept and
+    skipped; a conversation cut off midway is replayed from its start.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    total = sum(len(c.turns[:limit]) for d in benchmark.documents for c in d.conversations)
-    records: list[DecisionRecord] = []
-    with (
-        (out_dir / "decisions.jsonl").open("w", encoding="utf-8") as sink,
-        _progress(total, progress) as step,
-    ):
-        for case in benchmark.documents:
-            for conversation in case.conversations:
-                backbone = factory(case.document)
-                previous_end = 0.0
-                for script in conversation.turns[:limit]:
-                    turn = to_turn(script, previous_end)
-                    previous_end = turn.end
-                    record = feed_turn(backbone, case.name, conversation.name, turn)
-                    _write(sink, record)
-                    records.append(record)
-                    step()
-                _close(backbone)
+    path = out_dir / "decisions.jsonl"
+    done = completed_conversations(benchmark, path, limit) if resume else {}
+    names = {case.name for case in benchmark.documents}
+    # Lines of documents outside this run (a --documents subset) stay in the file.
+    kept = [r for r in read_decisions(path) if r.document not in names] if done else []
+    todo = [(case, conversation) for case in benchmark.documents
+            for conversation in case.conversations
+            if (case.name, conversation.name) not in done]  # fmt: skip
+    records = kept + [r for lines in done.values() for r in lines]
+    total = sum(len(c.turns[:limit]) for _, c in todo)
+    with path.open("w", encoding="utf-8") as sink, _progress(total, progress) as step:
+        for record in records:
+            _write(sink, record)
+        for case, conversation in todo:
+            backbone = factory(case.document)
+            previous_end = 0.0
+            for script in conversation.turns[:limit]:
+                turn = to_turn(script, previous_end)
+                previous_end = turn.end
+                record = feed_turn(backbone, case.name, conversation.name, turn)
+                _write(sink, record)
+                records.append(record)
+                step()
+            _close(backbone)
     return records
+
+
+def completed_conversations(
+    benchmark: BenchmarkSet, path: Path, limit: int | None
+) -> dict[tuple[str, str], list[DecisionRecord]]:
+    """Decisions of the conversations a previous run finished, by (document, conversation)."""
+    if not path.is_file():
+        return {}
+    by_key: dict[tuple[str, str], list[DecisionRecord]] = {}
+    for record in read_decisions(path):
+        by_key.setdefault((record.document, record.conversation), []).append(record)
+    done = {}
+    for case in benchmark.documents:
+        for conversation in case.conversations:
+            key = (case.name, conversation.name)
+            wanted = [t.turn for t in conversation.turns[:limit]]
+            if sorted(r.turn for r in by_key.get(key, [])) == wanted:
+                done[key] = by_key[key]
+    return done
 
 
 def _write(sink: IO[str], record: DecisionRecord) -> None:

@@ -211,3 +211,15 @@ def test_qa_scores_answers_citations_and_abstention(root: Path, tmp_path: Path,
     assert cli.main(["qa", str(root / "qa.jsonl"), "--out", str(out), "--limit", "1",
                      "--rescore", "--no-progress"]) == 0  # fmt: skip
     assert json.loads((out / "report.json").read_text())["items"] == 3
+
+
+def test_resume_replays_only_unfinished_conversations(root: Path, tmp_path: Path,
+                                                      factories) -> None:  # fmt: skip
+    out = tmp_path / "run"
+    assert _replay(root, out, "--limit", "3") == 0
+    lines = (out / "decisions.jsonl").read_text().splitlines()
+    (out / "decisions.jsonl").write_text("\n".join(lines[:4]) + "\n")  # resolved cut at turn 0
+    assert _replay(root, out, "--limit", "3", "--resume") == 0
+    assert len(factories[1].made) == 1 and len(factories[1].made[0].turns) == 3
+    again = [(d.conversation, d.turn) for d in read_decisions(out / "decisions.jsonl")]
+    assert again == [(c, t) for c in ("main", "resolved") for t in range(3)]
