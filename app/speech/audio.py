@@ -301,7 +301,7 @@ class MicrophoneSource:
 
     def _on_finished(self) -> None:
         with self._lock:
-            if self.state == "running":
+            if self.state == "running" and self._failure is None:
                 self._failure = "The microphone stopped delivering audio (unplugged?)."
 
     def simulate_loss(self, reason: str = "The microphone was disconnected.") -> None:
