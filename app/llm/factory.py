@@ -19,18 +19,22 @@ def open_backend(spec: str | None = None, settings: LLMSettings | None = None) -
         return HttpBackend(spec, settings)
     from app.llm.llama import LlamaBackend
 
-    return LlamaBackend(_model_path(spec), settings)
+    return LlamaBackend(resolve_model_path(spec), settings)
 
 
-def _model_path(spec: str | None) -> Path:
+def resolve_model_path(spec: str | None) -> Path:
+    """The GGUF for a path or manifest name (None: the default model)."""
     if spec is not None and (spec.endswith(".gguf") or Path(spec).is_file()):
         path = Path(spec).expanduser()
         if not path.is_file():
             raise LLMError(f"The language model file {path} does not exist.")
         return path
-    from app.models import ModelError, resolve
+    from app.models import ModelError, default_manager
 
+    manager = default_manager()
     try:
-        return resolve(spec or DEFAULT_MODEL)
+        if manager.entry(spec or DEFAULT_MODEL).role != "llm":
+            raise LLMError(f"'{spec}' is not a language model; see `jarvis models list`.")
+        return manager.resolve(spec or DEFAULT_MODEL)
     except ModelError as exc:
         raise LLMError(exc.user_message) from exc

@@ -25,6 +25,7 @@ from app.llm.worker import OwnerThread
 from app.settings import LLMSettings
 
 log = logging.getLogger(__name__)
+MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
 
 
 def physical_cores() -> int:
@@ -75,6 +76,10 @@ class LlamaBackend:
     def warm(self, system: str) -> None:
         self._worker.call(lambda s: self._warm(s, system)).result()
 
+    def reset(self) -> None:
+        """Forget every cached prefix (e.g. when the document changes)."""
+        self._worker.call(_forget).result()
+
     def close(self) -> None:
         self._worker.close()
 
@@ -121,6 +126,8 @@ class LlamaBackend:
         if tokens is None:
             text = s.template.prefix(system).encode("utf-8")
             tokens = s.prefixes[system] = s.llm.tokenize(text, add_bos=True, special=True)
+            if len(s.prefixes) > MAX_PREFIXES:  # forget the oldest system seen
+                del s.prefixes[next(iter(s.prefixes))]
         return tokens
 
     def _holds(self, s: _Session, prefix: list[int]) -> bool:
@@ -249,6 +256,11 @@ def _snapshot(llm: Any) -> Any:
         llama_state_size=int(n_bytes),
         seed=llm._seed,
     )
+
+
+def _forget(s: _Session) -> None:
+    s.snapshots.clear()
+    s.llm.reset()
 
 
 def _close_session(s: _Session) -> None:
