@@ -175,10 +175,12 @@ _ABSTAIN = re.compile(
     r"(?:say|says|said|state|states|stated|mention|mentions|mentioned|give|gives|given"
     r"|report|reports|reported|specify|specifies|specified|cover|covers|covered|include"
     r"|includes|included|discuss|discusses|discussed|provide|provides|provided|list|lists"
-    r"|listed|in (?:the|this) (?:document|paper|article|text)|from (?:the|this) (?:document"
-    r"|paper|article))"
+    r"|listed|describe|describes|described"
+    r"|in (?:the|this) (?:document|paper|article|text)"
+    r"|from (?:the|this) (?:document|paper|article))"
     r"|not (?:in|from) (?:the|this) (?:document|paper|article|text)"
     r"|not (?:\w+ ){0,2}?(?:stated|mentioned|reported|given|specified|covered|discussed)"
+    r"|\b(?:gives?|provides?|states?|reports?|mentions?|lists?|offers?) no\b"
     r"|(?:different|another) (?:paper|document|study|article)"
     r"|no (?:mention|information|data|details?|figure|number) (?:of|on|about|for|in)",
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.eval.dataset import BenchmarkFormatError, read_qa, read_set
+from app.eval.text import contains_any, contains_value, is_abstention
 from tests.conftest import shared_path
 from tests.eval import tiny_set
 
@@ -81,3 +82,17 @@ def test_reads_the_shared_dev_set() -> None:
     assert (len(events), turns) == (44, 451)
     qa = read_qa(shared_path("benchmark/qa-dev.jsonl"))
     assert len(qa) == 60 and all(i.document.is_file() for i in qa)
+
+
+def test_dev_set_oracles_agree_with_the_scorer() -> None:
+    """Every gold value is found in its evidence and gold answer; only the valueless types'
+    gold answers read as "the document does not say"."""
+    bench = read_set(shared_path("benchmark/dev"))
+    for event in (e for d in bench.documents for e in d.events):
+        if event.gold_values:
+            assert contains_any(event.evidence, event.gold_values), event.id
+            assert contains_any(event.gold_answer, event.gold_values), event.id
+        valueless = event.type in ("misattribution", "unanswerable")
+        assert is_abstention(event.gold_answer) is valueless, event.id
+    for item in read_qa(shared_path("benchmark/qa-dev.jsonl")):
+        assert contains_value(item.evidence, item.gold), item.id

@@ -127,3 +127,14 @@ def test_abstentions(text: str) -> None:
 )
 def test_answers_are_not_abstentions(text: str) -> None:
     assert not is_abstention(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This paper does not describe any author disambiguation classifier.",
+        "The review says timing mattered but gives no dose.",
+    ],
+)
+def test_more_abstention_forms(text: str) -> None:
+    assert is_abstention(text)
