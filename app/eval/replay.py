@@ -62,11 +62,14 @@ def intervention_fields(intervention: Intervention | None) -> dict[str, object]:
     }
 
 
-def record_decision(document: str, conversation: str, decision: Decision) -> DecisionRecord:
+def record_decision(
+    document: str, conversation: str, turn: int, decision: Decision
+) -> DecisionRecord:
+    """The decisions.jsonl line; ``turn`` is the fed turn (the verdict is on that turn)."""
     intervention = decision.intervention
     claim = decision.claim or (intervention.claim if intervention else "")
     return DecisionRecord(
-        document=document, conversation=conversation, turn=decision.turn,
+        document=document, conversation=conversation, turn=turn,
         action=decision.action, claim=claim, reason=decision.reason,
         latency_ms=dict(decision.latency_ms),
         **intervention_fields(intervention),  # type: ignore[arg-type]
@@ -109,7 +112,7 @@ def feed_turn(
         )
     if decision.action == "speak" and decision.intervention is not None:
         deliver(backbone, decision.intervention, turn)
-    return record_decision(document, conversation, decision)
+    return record_decision(document, conversation, turn.index, decision)
 
 
 @contextmanager
