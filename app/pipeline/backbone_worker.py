@@ -1,8 +1,8 @@
-"""The backbone on its own thread: turns in through a queue, decisions out to the hub.
+"""The backbone on its own thread: turns in through a queue, decisions out to ``emit``.
 
 ``Backbone.on_turn`` blocks for seconds on a CPU, so it never runs on the GUI or the
-speech thread. Turns queue up in order; a crash in one turn is reported and the worker
-goes on with the next.
+speech thread. Decisions go to ``emit`` (the pipeline records and publishes them). Turns
+queue up in order; a crash in one turn is reported and the worker goes on with the next.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
 from app.pipeline.events import PipelineError
-from app.pipeline.hub import EventHub
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +37,14 @@ class BackboneWorker:
     def __init__(
         self,
         backbone: BackbonePort,
-        hub: EventHub,
+        emit: Callable[[Any], None],
         on_intervention: Callable[[Intervention, Decision | None], None],
         on_delta: Callable[[AnswerDelta], None] | None = None,
     ) -> None:
         self._backbone = backbone
-        self._hub = hub
+        self._emit = emit
         self._on_intervention = on_intervention
-        self._on_delta = on_delta or hub.publish
+        self._on_delta = on_delta or emit
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="backbone", daemon=True)
         self.busy = threading.Event()
@@ -84,7 +83,7 @@ class BackboneWorker:
                 self._handle(*item)
             except Exception as exc:  # report, keep serving the next turn
                 log.exception("backbone failed")
-                self._hub.publish(
+                self._emit(
                     PipelineError(
                         "backbone",
                         f"The backbone failed: {exc}",
@@ -103,7 +102,7 @@ class BackboneWorker:
             return
         turn: Turn = payload
         decision = self._backbone.on_turn(turn)
-        self._hub.publish(decision)
+        self._emit(decision)
         if decision.intervention is not None:
             self._on_intervention(decision.intervention, decision)
 

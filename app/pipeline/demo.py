@@ -63,6 +63,40 @@ class OffsetClock:
         self._base.sleep(seconds)
 
 
+class AudioFollowingClock:
+    """Simulated time for ``--fast``: it follows the audio time of the speech events (which
+    run ahead of the wall clock), and after the audio ends it moves on in real time so a
+    pause still lasts as long as it sounds."""
+
+    def __init__(self, idle_after: float = 0.3) -> None:
+        self._lock = threading.Lock()
+        self._audio = 0.0
+        self._real = time.monotonic()
+        self._last = 0.0
+        self._idle_after = idle_after
+
+    def start(self) -> None:
+        with self._lock:
+            self._real = time.monotonic()
+
+    def observe(self, event: Any) -> None:
+        t = getattr(event, "time", None)
+        if type(event).__name__ in ("VadEvent", "InputLevel") and isinstance(t, float):
+            with self._lock:
+                if t > self._audio:
+                    self._audio, self._real = t, time.monotonic()
+
+    def now(self) -> float:
+        with self._lock:
+            idle = time.monotonic() - self._real
+            t = self._audio + max(0.0, idle - self._idle_after)
+            self._last = max(self._last, t)
+            return self._last
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, seconds))
+
+
 def delivered_interventions(record_path: Path) -> list[dict[str, Any]]:
     return [e for e in read_record(record_path) if e.get("kind") == "intervention_delivered"]
 
@@ -85,8 +119,12 @@ class DemoMeeting:
         self.settings = replace(base, floor=replace(base.floor, mode=FloorMode.HAND_RAISE))
         self.assets = assets or DemoAssets.bundled()
         self.record = record or SessionRecord.create(label="demo")
-        self.clock = OffsetClock()
+        self.clock: OffsetClock | AudioFollowingClock = (
+            AudioFollowingClock() if fast else OffsetClock()
+        )
         self.pipeline = Pipeline(self.settings, record=self.record, clock=self.clock)
+        if isinstance(self.clock, AudioFollowingClock):
+            self.pipeline.hub.subscribe(self.clock.observe)
         self.fast = fast
         self.auto_grant_after = auto_grant_after
         self.llm_spec = llm_spec

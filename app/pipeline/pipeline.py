@@ -121,7 +121,7 @@ class Pipeline:
         if backbone is None:
             self.set_status("backbone", False, why or "")
             return
-        worker = BackboneWorker(backbone, self.hub, self._on_intervention, on_delta=self.feed)
+        worker = BackboneWorker(backbone, self._route, self._on_intervention, on_delta=self.feed)
         worker.start()
         with self._lock:
             self._backbone = worker

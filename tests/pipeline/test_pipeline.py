@@ -146,7 +146,7 @@ def test_backbone_worker_reports_a_crash_and_keeps_going():
     hub = EventHub()
     events: list = []
     hub.subscribe(events.append)
-    worker = BackboneWorker(_Crashing(), hub, lambda iv, d: None)
+    worker = BackboneWorker(_Crashing(), hub.publish, lambda iv, d: None)
     worker.start()
     worker.submit_turn(Turn("S1", "first", 0, 1, index=0))
     worker.submit_turn(Turn("S1", "second", 1, 2, index=1))
