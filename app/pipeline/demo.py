@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from app.clock import Clock, RealClock
 from app.events import AgentState
 from app.pipeline import live
+from app.pipeline.clocks import AudioFollowingClock
 from app.pipeline.pipeline import Pipeline
 from app.pipeline.scripted import ScriptedTurns, load_turns
 from app.session.record import SessionRecord, read_record
@@ -46,57 +46,6 @@ class DemoAssets:
         )
 
 
-class OffsetClock:
-    """Real time counted from ``start()``, so the floor's clock matches audio time."""
-
-    def __init__(self, base: Clock | None = None) -> None:
-        self._base = base or RealClock()
-        self._origin = self._base.now()
-
-    def start(self) -> None:
-        self._origin = self._base.now()
-
-    def now(self) -> float:
-        return self._base.now() - self._origin
-
-    def sleep(self, seconds: float) -> None:
-        self._base.sleep(seconds)
-
-
-class AudioFollowingClock:
-    """Simulated time for ``--fast``: it follows the audio time of the speech events (which
-    run ahead of the wall clock), and after the audio ends it moves on in real time so a
-    pause still lasts as long as it sounds."""
-
-    def __init__(self, idle_after: float = 0.3) -> None:
-        self._lock = threading.Lock()
-        self._audio = 0.0
-        self._real = time.monotonic()
-        self._last = 0.0
-        self._idle_after = idle_after
-
-    def start(self) -> None:
-        with self._lock:
-            self._real = time.monotonic()
-
-    def observe(self, event: Any) -> None:
-        t = getattr(event, "time", None)
-        if type(event).__name__ in ("VadEvent", "InputLevel") and isinstance(t, float):
-            with self._lock:
-                if t > self._audio:
-                    self._audio, self._real = t, time.monotonic()
-
-    def now(self) -> float:
-        with self._lock:
-            idle = time.monotonic() - self._real
-            t = self._audio + max(0.0, idle - self._idle_after)
-            self._last = max(self._last, t)
-            return self._last
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(max(0.0, seconds))
-
-
 def delivered_interventions(record_path: Path) -> list[dict[str, Any]]:
     return [e for e in read_record(record_path) if e.get("kind") == "intervention_delivered"]
 
@@ -119,12 +68,9 @@ class DemoMeeting:
         self.settings = replace(base, floor=replace(base.floor, mode=FloorMode.HAND_RAISE))
         self.assets = assets or DemoAssets.bundled()
         self.record = record or SessionRecord.create(label="demo")
-        self.clock: OffsetClock | AudioFollowingClock = (
-            AudioFollowingClock() if fast else OffsetClock()
-        )
+        self.clock = AudioFollowingClock()
         self.pipeline = Pipeline(self.settings, record=self.record, clock=self.clock)
-        if isinstance(self.clock, AudioFollowingClock):
-            self.pipeline.hub.subscribe(self.clock.observe)
+        self.pipeline.hub.subscribe(self.clock.observe)
         self.fast = fast
         self.auto_grant_after = auto_grant_after
         self.llm_spec = llm_spec
@@ -155,6 +101,7 @@ class DemoMeeting:
             return
         self.pipeline.set_status("speech", False, f"{why}; replaying the written transcript")
         self.source_kind = "transcript"
+        self.clock.end_audio()  # no audio: the transcript's times are wall-clock times
         self._scripted = ScriptedTurns(
             load_turns(self.assets.transcript), self.pipeline.feed, self.clock
         )

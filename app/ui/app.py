@@ -30,6 +30,7 @@ def _application(headless: bool) -> Any:
 def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
     """The app on the live microphone."""
     from app.pipeline import live
+    from app.pipeline.clocks import AudioFollowingClock
     from app.pipeline.pipeline import Pipeline
     from app.session.record import SessionRecord
     from app.settings import Settings
@@ -43,7 +44,9 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
         prefs.llm_model = llm_spec
     settings = prefs.apply(Settings())
     record = SessionRecord.create(label="meeting")
-    pipeline = Pipeline(settings, record=record)
+    clock = AudioFollowingClock()
+    pipeline = Pipeline(settings, record=record, clock=clock)
+    pipeline.hub.subscribe(clock.observe)
     pipeline.voice_sink, pipeline.voice_device = "device", prefs.output_device or None
     reference = _self_voice_reference()
     pipeline.voice_tap = reference
@@ -58,6 +61,7 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
         if source is not None:
             worker, why = live.speech_worker(source, settings, pipeline.clock, reference=reference)
         if worker is None:
+            clock.end_audio()  # no audio to follow: the floor runs on wall-clock time
             pipeline.set_status("speech", False, why or "unknown reason")
             return
         pipeline.attach_speech(worker)
