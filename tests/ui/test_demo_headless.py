@@ -21,9 +21,22 @@ def test_headless_demo_corrects_the_planted_fact(tmp_path):
     env = {**os.environ, "JARVIS_DATA_DIR": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
     shot = tmp_path / "demo.png"
     proc = subprocess.run(
-        [sys.executable, "-m", "app", "demo", "--headless", "--timeout", "840",
-         "--screenshot", str(shot)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=960,
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "demo",
+            "--headless",
+            "--timeout",
+            "840",
+            "--screenshot",
+            str(shot),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=960,
     )
     out = proc.stdout + proc.stderr
     match = re.search(r"Session record: (\S+)", out)
