@@ -87,16 +87,25 @@ def _plot_replay(report: ReplayReport, path: Path) -> None:
     bars.set_ylabel("% of events")
     bars.set_title("Per event type")
     bars.legend(fontsize=8)
-    offsets = sorted({o for v in report.histogram.values() for o in v})
+    offsets = list(
+        range(
+            min([0, *(o for v in report.histogram.values() for o in v)]),
+            max([7, *(o for v in report.histogram.values() for o in v)]) + 1,
+        )
+    )
     bottom = [0] * len(offsets)
     for kind, counts in report.histogram.items():
+        if not counts:
+            continue
         heights = [counts.get(o, 0) for o in offsets]
         hist.bar(offsets, heights, bottom=bottom, label=kind)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    hist.set_xticks(offsets)
+    hist.yaxis.get_major_locator().set_params(integer=True)
     hist.set_xlabel("turns from onset to intervention")
     hist.set_ylabel("events")
     hist.set_title("Timing")
-    if report.histogram:
+    if any(report.histogram.values()):
         hist.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
