@@ -79,10 +79,29 @@ def evaluate(dev: Path) -> list[dict]:
     return rows
 
 
+def evaluate_qa(qa: Path, shared: Path) -> list[dict]:
+    """Direct questions (not used for tuning): query with the question alone."""
+    embedder = get_embedder()
+    retrievers: dict[str, tuple[DocumentIndex, Retriever]] = {}
+    rows = []
+    for line in qa.read_text().splitlines():
+        item = json.loads(line)
+        if item["document"] not in retrievers:
+            index = open_document(shared / item["document"])
+            retrievers[item["document"]] = (index, Retriever(index, embedder))
+        index, retriever = retrievers[item["document"]]
+        gold = evidence_sids(index, item["evidence"])
+        ranked = [sid for sid, _ in retriever.search(item["question"], k=max(KS))]
+        rank = next((i + 1 for i, sid in enumerate(ranked) if sid in gold), None)
+        rows.append({"id": item["id"], "type": "qa", "rank": rank, "found": bool(gold)})
+    return rows
+
+
 def summarise(rows: list[dict]) -> dict[str, dict]:
     groups = {t: [r for r in rows if r["type"] == t] for t in TYPES}
     groups["gap+wrong"] = [r for r in rows if r["type"] in ("gap", "wrong")]
-    groups["overall"] = rows
+    groups["overall"] = [r for r in rows if r["type"] in TYPES]
+    groups["qa (held out)"] = [r for r in rows if r["type"] == "qa"]
     table = {}
     for group, members in groups.items():
         n = len(members)
@@ -101,16 +120,20 @@ def main() -> int:
     parser.add_argument(
         "--out", type=Path, default=REPO / "benchmarks" / "results" / "retrieval_recall.json"
     )
+    parser.add_argument("--qa", type=Path, help="qa-dev.jsonl (default: beside --dev)")
     args = parser.parse_args()
     started = time.perf_counter()
     rows = evaluate(args.dev)
+    qa = args.qa or args.dev.parent / "qa-dev.jsonl"
+    if qa.exists():
+        rows += evaluate_qa(qa, args.dev.parent.parent)
     table = summarise(rows)
     print(f"{'type':<16}{'n':>4}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
     for group, stats in table.items():
         cells = "".join(f"{stats[f'recall@{k}']:>8.2f}" for k in KS)
         print(f"{group:<16}{stats['n']:>4}{cells}")
     for row in rows:
-        if not row["rank"] or row["rank"] > 5:
+        if row["type"] in TYPES and (not row["rank"] or row["rank"] > 5):
             print(f"  outside top 5: {row['id']} ({row['type']}) rank={row['rank']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {"dev": str(args.dev), "summary": table, "events": rows}

@@ -121,9 +121,7 @@ def figure_regions(page: pymupdf.Page) -> list[Rect]:
     """Areas holding pictures or dense vector graphics (plots, diagrams)."""
     area = page.rect.width * page.rect.height
     regions: list[Rect] = [
-        tuple(info["bbox"])
-        for info in page.get_image_info()
-        if _area(info["bbox"]) >= 0.01 * area
+        tuple(info["bbox"]) for info in page.get_image_info() if _area(info["bbox"]) >= 0.01 * area
     ]
     drawings = page.get_drawings()
     if len(drawings) >= 8:

@@ -21,7 +21,8 @@ _NOT_NAMES = STOPWORDS | frozenset(
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(
-    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(%|percent|per cent|[kKmMbB]\b|thousand|million|billion)?"
+    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s*"
+    r"(%|percent|per cent|[kKmMbB]\b|thousand|million|billion)?"
 )
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _SCALE = {
@@ -74,7 +75,7 @@ def quantities(text: str) -> set[float]:
 def _word_numbers(text: str) -> set[float]:
     found: set[float] = set()
     value: float | None = None
-    for token in re.findall(r"[a-z]+", text.lower()):
+    for token in re.findall(r"[a-z]+|[^a-z\s-]", text.lower()):
         if token in _NUMBER_WORDS:
             value = (value or 0) + _NUMBER_WORDS[token]
         elif token in _MULTIPLIERS and value is not None:
