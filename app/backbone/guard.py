@@ -79,14 +79,19 @@ def check(
         text = recent[i]
         if not value_present(value, text, min_share):
             continue
-        if is_question(text):
-            continue
-        if reports_failed_recall(text):
+        # Judge the sentence that carries the value: "Was it X? I think it's Y." asks.
+        carrier = next((s for s in _sentences(text) if value_present(value, s, min_share)),
+                       text)
+        if is_question(carrier) or reports_failed_recall(text):
             continue
         if not _adds_words(text, raising):
             continue
         return GuardResult(True, "value stated", i)
     return GuardResult(False, "guard: correct value not stated in the last turns")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
 def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:

@@ -3,6 +3,7 @@ generation -> utterance. One worker thread calls it; every silent turn says why.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -18,7 +19,8 @@ from app.backbone.detectors import DocumentFacts, detect
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
 from app.backbone.retrieval import default_search
-from app.backbone.stage import call
+from app.backbone.stage import StageReply
+from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -58,6 +60,7 @@ class Backbone:
         self._ids = itertools.count(1)
         self._generation = 0
         self._delivered: set[str] = set()
+        self.calls: list[StageReply] = []  # every model call with its token counts
         self.warm()
 
     # --- public interface ---------------------------------------------------------------
@@ -85,7 +88,7 @@ class Backbone:
         latency["retrieve"] = _ms(started)
         head = self._conversation(self.transcript.recent())
         checks = [p.note for p in found]
-        reply = call(self.llm, "monitor", self.system,
+        reply = self._call("monitor", self.system,
                      head + prompts.monitor_task(index, candidates, checks),
                      schemas.MONITOR, self.settings.llm.monitor)
         latency["monitor"] = reply.ms
@@ -128,7 +131,7 @@ class Backbone:
             if piece and on_delta is not None:
                 on_delta(AnswerDelta(generation, next(seq), piece))
 
-        reply = call(self.llm, "direct", self.system, user, schemas.DIRECT,
+        reply = self._call("direct", self.system, user, schemas.DIRECT,
                      self.settings.llm.direct, forward if on_delta else None)
         if reply.data is None:
             answer = direct_stage.DirectAnswer("skip", "", ())
@@ -175,7 +178,7 @@ class Backbone:
         if not checkable:
             return []
         issues = [(c.cid, c.text, c.predicted_answer) for c in checkable]
-        reply = call(self.llm, "self_repair", self.system,
+        reply = self._call("self_repair", self.system,
                      head + prompts.self_repair_task(issues), schemas.SELF_REPAIR,
                      self.settings.llm.self_repair)
         latency["self_repair"] = reply.ms
@@ -210,7 +213,7 @@ class Backbone:
         user = head + self._shown_elsewhere(sids, self.transcript.recent())
         user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
                                       claim.predicted_answer if claim.sids else "")
-        reply = call(self.llm, "generate", self.system, user, schemas.GENERATE,
+        reply = self._call("generate", self.system, user, schemas.GENERATE,
                      self.settings.llm.generate)
         latency["generate"] = reply.ms
         if reply.data is None:
@@ -295,6 +298,11 @@ class Backbone:
         return [self.document.get(s) for s in valid_sids(self.document, sids)]
 
     # --- helpers ------------------------------------------------------------------------
+
+    def _call(self, *args: Any, **kwargs: Any) -> StageReply:
+        reply = call_stage(self.llm, *args, **kwargs)
+        self.calls.append(dataclasses.replace(reply, data=None))
+        return reply
 
     def similarity(self, a: str, b: str) -> float:
         """Embedding cosine of two short texts (claims, utterances), memoised."""

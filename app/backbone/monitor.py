@@ -37,9 +37,15 @@ def parse(data: dict[str, Any], document: Any, proposals: Sequence[Proposal]) ->
         status=status,
         claim=claim or confirmed.claim,
         evidence=evidence,
-        # A detector's value is copied from the document: it beats a model paraphrase.
-        predicted_answer=confirmed.predicted_answer or predicted,
+        # The model's value when the document really says it, else the detector's copy.
+        predicted_answer=predicted if _in_document(document, predicted)
+        else confirmed.predicted_answer or predicted,
         sids=merged,
         key=confirmed.key,
         source=f"monitor+{confirmed.detector}",
     )
+
+
+def _in_document(document: Any, value: str) -> bool:
+    value = value.strip().lower()
+    return bool(value) and any(value in s.text.lower() for s in document.sentences)

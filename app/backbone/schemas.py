@@ -1,5 +1,6 @@
 """JSON schemas the decoder enforces for each stage (SPEC §4), kept as small as the gate
-allows: short outputs are what a CPU can afford per turn."""
+allows: short outputs are what a CPU can afford per turn. Every string has a length cap,
+so a small model cannot loop inside one until the token limit."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ MONITOR: dict[str, Any] = {
     "type": "object",
     "properties": {
         "status": {"type": "string", "enum": list(STATUSES)},
-        "claim": {"type": "string"},
+        "claim": {"type": "string", "maxLength": 80},
         "answer_sids": _SIDS,
-        "predicted_answer": {"type": "string"},
-        "evidence": {"type": "string"},
+        "predicted_answer": {"type": "string", "maxLength": 120},
+        "evidence": {"type": "string", "maxLength": 100},
     },
     "required": ["status", "claim"],
     "additionalProperties": False,
@@ -33,7 +34,7 @@ SELF_REPAIR: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "cid": {"type": "integer"},
-                    "by": {"type": "string"},
+                    "by": {"type": "string", "maxLength": 24},
                     "by_sids": _SIDS,
                 },
                 "required": ["cid", "by"],
@@ -49,9 +50,9 @@ GENERATE: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": ["speak", "abstain"]},
-        "text": {"type": "string"},
-        "topic": {"type": "string"},
-        "source": {"type": "string"},
+        "text": {"type": "string", "maxLength": 600},
+        "topic": {"type": "string", "maxLength": 48},
+        "source": {"type": "string", "maxLength": 48},
         "quote_sids": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
     },
     "required": ["action", "text", "topic", "quote_sids"],
@@ -62,7 +63,7 @@ DIRECT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": ["answer", "abstain", "skip"]},
-        "text": {"type": "string"},
+        "text": {"type": "string", "maxLength": 600},
         "quote_sids": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
     },
     "required": ["action", "text", "quote_sids"],

@@ -16,6 +16,10 @@ class StageReply:
     data: dict[str, Any] | None
     error: str  # "" when ``data`` is usable
     ms: float
+    stage: str = ""
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
 
 
 def call(
@@ -31,9 +35,11 @@ def call(
         return StageReply(None, f"{stage}: malformed output ({str(exc)[:80]})", _ms(started))
     except LLMError as exc:
         return StageReply(None, f"{stage}: model error ({str(exc)[:80]})", _ms(started))
+    counts = (stage, response.prompt_tokens, response.cached_tokens,
+              response.completion_tokens)
     if not isinstance(response.data, dict):
-        return StageReply(None, f"{stage}: no JSON object", _ms(started))
-    return StageReply(response.data, "", _ms(started))
+        return StageReply(None, f"{stage}: no JSON object", _ms(started), *counts)
+    return StageReply(response.data, "", _ms(started), *counts)
 
 
 def _ms(started: float) -> float:

@@ -49,4 +49,5 @@ class Transcript:
         return [line.text for line in self.lines[-n - 1 : -1]]
 
     def by_index(self, indices: set[int]) -> list[Line]:
-        return [line for line in self.lines if line.index in indices]
+        """Participants' lines of those turns (the agent's share their index)."""
+        return [line for line in self.lines if line.index in indices and not line.agent]

@@ -1,0 +1,104 @@
+"""Per-turn backbone latency and decisions on a slice of a dev conversation.
+
+    python benchmarks/backbone_turns.py --doc d01 --start 8 --end 32 [--model llm-0.5b]
+        [--mode focused|full|auto] [--out benchmarks/out/backbone_turns.json]
+
+Prints one row per turn (action, reason, per-stage ms) and p50/p95 over ordinary turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.events import PlaybackReceipt, Turn  # noqa: E402
+from app.settings import ContextMode, Settings  # noqa: E402
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", default=str(ROOT.parent / "shared/benchmark/dev"))
+    parser.add_argument("--doc", default="d01")
+    parser.add_argument("--conversation", default="main")
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--end", type=int, default=20)
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--mode", default="auto", choices=[m.value for m in ContextMode])
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/out/backbone_turns.json"))
+    args = parser.parse_args()
+
+    from app.backbone import Backbone
+    from app.document import open_document
+    from app.embedding import get_embedder
+    from app.llm import open_backend
+
+    settings = Settings()
+    settings = dataclasses.replace(
+        settings, llm=dataclasses.replace(settings.llm, context_mode=ContextMode(args.mode)))
+    folder = Path(args.set) / args.doc
+    document = open_document(folder / "document.pdf", settings.document)
+    t0 = time.perf_counter()
+    llm = open_backend(args.model, settings.llm)
+    embedder = get_embedder()
+    backbone = Backbone(document, llm, settings, embedder)
+    warm_s = time.perf_counter() - t0
+    print(f"mode={backbone.mode.value} warm+load={warm_s:.1f}s sentences={len(document.sentences)}")
+    rows, totals = [], []
+    lines = (folder / f"{args.conversation}.jsonl").read_text().splitlines()
+    for raw in lines[: args.end]:
+        item = json.loads(raw)
+        turn = Turn(item["speaker"], item["text"], item.get("start", 0.0), item.get("end", 0.0),
+                    bool(item.get("direct")), item["turn"])
+        if item["turn"] < args.start:
+            backbone.transcript.append(turn.index, turn.speaker, turn.text)  # context only
+            backbone._next_index = turn.index + 1
+            continue
+        started = time.perf_counter()
+        n_calls = len(backbone.calls)
+        decision = backbone.on_turn(turn)
+        calls = backbone.calls[n_calls:]
+        wall = (time.perf_counter() - started) * 1000
+        if decision.intervention is not None:
+            backbone.on_delivered(decision.intervention, PlaybackReceipt(
+                decision.intervention.id, "finished", 3.0))
+        stages = {k: round(v) for k, v in decision.latency_ms.items()}
+        if "monitor" in stages:
+            totals.append(wall)
+        tokens = {c.stage: [c.prompt_tokens - c.cached_tokens, c.completion_tokens]
+                  for c in calls}
+        rows.append({"turn": turn.index, "action": decision.action, "reason": decision.reason,
+                     "tokens_evaluated_generated": tokens,
+                     "claim": decision.claim, "wall_ms": round(wall), "stages": stages,
+                     "text": decision.intervention.text if decision.intervention else ""})
+        print(f"{turn.index:3d} {decision.action:6s} {wall:7.0f}ms {stages} {tokens} | "
+              f"{decision.reason}"
+              f" | {decision.claim[:50]}" + (f"\n      >> {rows[-1]['text']}" if rows[-1]['text']
+                                             else ""), flush=True)
+    summary = {"doc": args.doc, "mode": backbone.mode.value, "model": args.model or "llm-1.5b",
+               "turns": len(totals), "p50_ms": percentile(totals, 0.5),
+               "p95_ms": percentile(totals, 0.95), "warm_s": warm_s}
+    print(json.dumps(summary))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    llm.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""A scripted LLM backend (queued JSON replies) for harness-flow tests only.
+
+It checks the flow around the model (what is asked, in which order, and what the harness
+does with each reply); model behaviour itself is tested on real weights (test_stages_real).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any
+
+from app.backbone.identity import claim_key, key_overlap
+from app.llm import LLMOutputError, LLMRequest, LLMResponse
+
+
+class ScriptedLLM:
+    def __init__(self, replies: list[dict[str, Any] | Exception] | None = None) -> None:
+        self.replies: deque[dict[str, Any] | Exception] = deque(replies or [])
+        self.requests: list[LLMRequest] = []
+        self.warmed: list[str] = []
+
+    def queue(self, *replies: dict[str, Any] | Exception) -> None:
+        self.replies.extend(replies)
+
+    def complete(self, request: LLMRequest, on_delta: Any = None) -> LLMResponse:
+        self.requests.append(request)
+        if not self.replies:
+            raise AssertionError(f"unexpected {request.stage} call")
+        reply = self.replies.popleft()
+        if isinstance(reply, Exception):
+            raise reply
+        text = json.dumps(reply)
+        if on_delta is not None:
+            for i in range(0, len(text), 7):
+                on_delta(text[i : i + 7])
+        return LLMResponse(text, reply, 100, 80, 20, 5.0, 10.0)
+
+    def warm(self, system: str) -> None:
+        self.warmed.append(system)
+
+    def close(self) -> None:
+        pass
+
+    def stages(self) -> list[str]:
+        return [r.stage for r in self.requests]
+
+
+def malformed(stage: str = "monitor") -> LLMOutputError:
+    return LLMOutputError("the reply was cut off", raw='{"status": "incorr', stage=stage)
+
+
+class WordOverlap:
+    """Deterministic stand-in for MiniLM in flow tests: Jaccard of content tokens."""
+
+    def cosine(self, a: str, b: str) -> float:
+        return key_overlap(claim_key(a), claim_key(b))

@@ -1,0 +1,206 @@
+"""The per-turn harness around the model, driven by scripted replies."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from app.backbone.harness import Backbone
+from app.backbone.retrieval import lexical_search
+from app.document import DocumentIndex, Sentence
+from app.events import InterventionKind, PlaybackReceipt, Turn
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from tests.backbone.scripted import ScriptedLLM, WordOverlap, malformed
+
+TEXTS = [
+    "We split each PDF into pages and feed each page to Apache's PDFBox library to get tokens.",
+    "This labeling process succeeds for 76% of the documents in the training corpus.",
+    "Deduplication on metadata string similarity results in 37M unique paper nodes.",
+    "The model is a two-layer bidirectional LSTM with a conditional random field on top.",
+]
+
+
+@pytest.fixture
+def document() -> DocumentIndex:
+    sentences = [Sentence(i, t, page=2 + i, rects=((10.0, 20.0 * i, 300.0, 20.0 * i + 12),))
+                 for i, t in enumerate(TEXTS)]
+    return DocumentIndex(Path("paper.pdf"), "0" * 64, "Paper", 6, sentences)
+
+
+def make(document, llm, mode=ContextMode.FOCUSED, **ledger) -> Backbone:
+    settings = Settings(llm=LLMSettings(context_mode=mode),
+                        ledger=dataclasses.replace(LedgerSettings(), **ledger))
+    return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
+
+
+def turn(i, text, speaker="S1") -> Turn:
+    return Turn(speaker, text, float(i), float(i) + 1, False, i)
+
+
+WRONG = {"status": "incorrect_info", "claim": "the library used to parse PDF pages",
+         "answer_sids": [0], "predicted_answer": "PDFBox", "evidence": "Apache Tika"}
+QUIET = {"status": "on_progress", "claim": ""}
+SPEAK = {"action": "speak", "text": "They use Apache's PDFBox [S0], not Tika.",
+         "topic": "the PDF parser", "source": "", "quote_sids": [0]}
+
+
+def test_backchannel_never_reaches_the_monitor(document):
+    llm = ScriptedLLM()
+    decision = make(document, llm).on_turn(turn(0, "Mm-hm."))
+    assert decision.action == "silent" and "backchannel" in decision.reason
+    assert llm.requests == []
+
+
+def test_wrong_claim_adopted_twice_is_corrected_with_a_citation(document):
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK])
+    bb = make(document, llm)
+    first = bb.on_turn(turn(19, "They run every page through Apache Tika to get tokens."))
+    second = bb.on_turn(turn(20, "Right, Tika, and the font features get normalised.", "S2"))
+    assert (first.action, first.reason) == ("silent", "gate: waiting 1/2")
+    assert second.action == "speak" and second.reason == "gate fired: persistence 2"
+    iv = second.intervention
+    assert iv.kind is InterventionKind.PROACTIVE and iv.intent == "correct"
+    assert iv.decided_turn == 20 and iv.citations[0].sid == 0 and iv.citations[0].page == 2
+    assert iv.text.startswith("About the pdf parser, they use Apache's PDFBox, not Tika.")
+    assert "You'll find this on page 2; search for '" in iv.text and "[S0]" not in iv.text
+    assert iv.citations[0].keyword in TEXTS[0]
+    assert llm.stages() == ["monitor", "monitor", "generate"]
+
+
+def test_one_shared_system_prefix_for_every_stage_and_turn(document):
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika."))
+    bb.on_turn(turn(1, "Yes, Apache Tika, with font features."))
+    assert len({r.system for r in llm.requests}) == 1
+    assert llm.warmed == [llm.requests[0].system]
+    assert "[S0]" not in llm.requests[0].system  # focused: no document in the prefix
+    assert "[S0]" in llm.requests[0].user  # ... the retrieved sentences come with the turn
+
+
+def test_full_mode_puts_the_whole_numbered_document_in_the_prefix(document):
+    llm = ScriptedLLM([QUIET])
+    bb = make(document, llm, mode=ContextMode.FULL)
+    bb.on_turn(turn(0, "So the model is a BiLSTM with a CRF."))
+    assert document.numbered_block() in llm.requests[0].system
+    assert "[S3]" not in llm.requests[0].user
+
+
+def test_conversation_block_only_grows_between_calls(document):
+    llm = ScriptedLLM([QUIET, QUIET, QUIET])
+    bb = make(document, llm)
+    for i, text in enumerate(["The model is a BiLSTM.", "With a CRF on top.", "And GloVe."]):
+        bb.on_turn(turn(i, text))
+    blocks = [r.user.split("TASK monitor")[0] for r in llm.requests]
+    assert blocks[1].startswith(blocks[0]) and blocks[2].startswith(blocks[1])
+
+
+def test_unresolvable_generation_ids_fall_back_to_the_monitors(document):
+    bad = dict(SPEAK, quote_sids=[99, -1])
+    llm = ScriptedLLM([WRONG, WRONG, bad])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "Apache Tika parses the pages."))
+    decision = bb.on_turn(turn(1, "Tika, yes."))
+    assert decision.action == "speak" and [c.sid for c in decision.intervention.citations] == [0]
+
+
+def test_answer_with_no_resolvable_citation_is_never_spoken(document):
+    vague = dict(WRONG, answer_sids=[42])
+    llm = ScriptedLLM([vague, vague, dict(SPEAK, quote_sids=[77])])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "Apache Tika parses the pages."))
+    decision = bb.on_turn(turn(1, "Tika, yes."))
+    assert decision.action == "silent"
+    assert decision.reason == "generate: no resolvable citation (rollback 1/2)"
+
+
+def test_malformed_model_output_is_a_silent_reason_not_a_crash(document):
+    llm = ScriptedLLM([malformed()])
+    decision = make(document, llm).on_turn(turn(0, "Apache Tika parses the pages."))
+    assert decision.action == "silent" and decision.reason.startswith("monitor: malformed output")
+
+
+def test_self_correction_closes_the_claim_and_stays_silent(document):
+    llm = ScriptedLLM([
+        WRONG,
+        QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [0]}]},
+        WRONG,
+    ])
+    bb = make(document, llm)
+    assert bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2")).action == "silent"
+    assert "backchannel" in bb.on_turn(turn(1, "Okay.", "S1")).reason
+    repair = bb.on_turn(turn(2, "Wait, no, sorry: it's Apache's PDFBox library, not Tika.", "S2"))
+    assert repair.action == "silent" and "self-repair closed C1" in repair.reason
+    again = bb.on_turn(turn(3, "Hm, I still think it was Tika.", "S1"))
+    assert again.action == "silent" and again.reason == "gate: waiting 1/2"
+    assert llm.stages() == ["monitor", "monitor", "self_repair", "monitor"]
+
+
+def test_no_self_repair_call_when_the_value_was_never_said(document):
+    llm = ScriptedLLM([WRONG, QUIET, WRONG, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika."))
+    bb.on_turn(turn(1, "Font size features matter a lot."))
+    decision = bb.on_turn(turn(2, "Tika gives them the tokens."))
+    assert decision.action == "speak"
+    assert llm.stages() == ["monitor", "monitor", "monitor", "generate"]
+
+
+def test_model_resolution_the_guard_rejects_keeps_the_claim_open(document):
+    resolved = {"resolved": [{"cid": 1, "by": "S2"}]}
+    llm = ScriptedLLM([WRONG, WRONG, resolved, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika."))
+    decision = bb.on_turn(turn(1, "Was it Apache's PDFBox library? I think it's Tika."))
+    assert decision.action == "speak"
+    assert llm.stages() == ["monitor", "monitor", "self_repair", "generate"]
+
+
+def test_no_deference_speaks_on_the_first_actionable_verdict(document):
+    llm = ScriptedLLM([WRONG, SPEAK])
+    bb = make(document, llm, deference=False)
+    decision = bb.on_turn(turn(0, "They run every page through Apache Tika."))
+    assert decision.action == "speak" and decision.reason.startswith("no deference")
+
+
+def test_delivered_correction_joins_the_transcript(document):
+    resolved = {"resolved": [{"cid": 1, "by": "Jarvis", "by_sids": [0]}]}
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK, QUIET, resolved])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "Apache Tika parses the pages."))
+    spoken = bb.on_turn(turn(1, "Tika, yes.")).intervention
+    bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))
+    bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))  # once only
+    decision = bb.on_turn(turn(2, "Oh, okay then."))
+    assert llm.requests[-1].user.count("Jarvis: About the pdf parser") == 1
+    # The agent's own correction is what resolves the claim.
+    assert "self-repair closed C1" in decision.reason
+    assert bb.ledger.claims[1].closed_by == "agent"
+
+
+def test_direct_answer_streams_the_text_and_cites(document):
+    llm = ScriptedLLM([{"action": "answer", "text": "It is 37M unique paper nodes.",
+                        "quote_sids": [2]}])
+    deltas = []
+    iv = make(document, llm).answer_direct(turn(5, "How many paper nodes are left?"),
+                                           deltas.append)
+    assert iv.kind is InterventionKind.DIRECT and iv.intent == "answer"
+    assert "".join(d.text for d in deltas) == "It is 37M unique paper nodes."
+    assert deltas[-1].final and deltas[-1].citations[0].sid == 2
+    assert [d.seq for d in deltas] == list(range(len(deltas)))
+    assert iv.text.startswith("It is 37M unique paper nodes. You'll find this on page 4")
+
+
+def test_direct_answer_without_citation_abstains_with_the_fixed_text(document):
+    llm = ScriptedLLM([{"action": "answer", "text": "About a minute.", "quote_sids": []}])
+    iv = make(document, llm).answer_direct(turn(5, "How long does one PDF take?"))
+    assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
+    assert iv.citations == ()
+
+
+def test_direct_skip_says_nothing(document):
+    llm = ScriptedLLM([{"action": "skip", "text": "", "quote_sids": []}])
+    iv = make(document, llm).answer_direct(turn(5, "never mind, scroll up"))
+    assert iv.intent == "skip" and iv.text == ""
