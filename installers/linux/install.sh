@@ -404,4 +404,5 @@ The install itself finished; fix what it names and run: $VENV/bin/jarvis doctor"
   say "Done. Start with: $VENV/bin/jarvis --help"
 }
 
-main "$@"
+# On one line, so bash has read it all before a checkout update can change this file.
+main "$@"; exit $?
