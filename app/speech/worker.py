@@ -41,7 +41,6 @@ class SpeechTuning:
     """Engineering knobs of the worker (the product parameters live in SpeechSettings)."""
 
     partial_interval: float = 1.0  # seconds of new audio between partial decodes
-    partial_window: float = 8.0  # longest stretch a partial decode re-reads
     speculate_after: float = 0.2  # silence before the final decode starts
     preroll: float = 0.2  # audio kept before the first voiced frame
     max_turn: float = 15.0  # a longer monologue is committed in pieces
@@ -107,6 +106,7 @@ class SpeechWorker:
         self._wake_hits: list[tuple[WakeHit, str | None]] = []
         self._turn_index = 0
         self._pending_text_wake = False
+        self._context = ""  # recent committed text, the decoding prompt
         self._frame_carry = np.zeros(0, np.float32)
         self._carry_sample = 0
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
@@ -276,17 +276,13 @@ class SpeechWorker:
             turn, self._turn = self._turn, None
             self._commit(turn, step)
 
-    def _decode(self, turn: _OpenTurn, partial: bool = False) -> tuple[list[Word], np.ndarray]:
+    def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray]:
+        # Whisper pads every call to 30 s, so re-reading the whole turn costs the same as
+        # a tail and keeps the words' context (max_turn bounds it).
+        # The prompt is what came before this turn: prompting with the turn's own words
+        # makes Whisper skip them.
         audio = turn.samples()
-        offset = turn.start
-        if partial:  # partials re-read only the uncommitted tail (bounded cost)
-            committed = turn.agreement.committed
-            since = committed[-1].end - 0.5 if committed else turn.start
-            since = max(since, turn.start + audio.size / RATE - self.tuning.partial_window)
-            cut = max(0, int((since - turn.start) * RATE))
-            audio, offset = audio[cut:], turn.start + cut / RATE
-        prompt = turn.agreement.text()
-        return self.transcriber.transcribe(audio, offset, prompt, turn.voiced), audio
+        return self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced), audio
 
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
         words, audio = self._decode(turn)
@@ -302,7 +298,7 @@ class SpeechWorker:
         if now - turn.last_partial < self.tuning.partial_interval:
             return
         turn.last_partial = now
-        words, _ = self._decode(turn, partial=True)
+        words, _ = self._decode(turn)
         turn.agreement.insert(words)
         text = join_words([*turn.agreement.committed, *turn.agreement.pending])
         if text:
@@ -319,6 +315,7 @@ class SpeechWorker:
         committed = turn.agreement.committed
         if not committed:
             return
+        self._context = (self._context + " " + join_words(committed))[-200:]
         speech = turn.samples()[: max(1, int((step.end - turn.start) * RATE))]
         embedding = turn.spec_embedding or self.diarizer.embed(speech)
         _, segments = self.diarizer.label(embedding, turn.start)

@@ -1,0 +1,58 @@
+"""Reference readers and scores shared by the speech tests and benchmarks."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from app.speech.diarization import SpeakerSegment
+
+
+def read_rttm(path: Path) -> list[tuple[str, float, float]]:
+    rows = []
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if f and f[0] == "SPEAKER":
+            rows.append((f[7], float(f[3]), float(f[3]) + float(f[4])))
+    return rows
+
+
+def der(
+    reference: list[tuple[str, float, float]],
+    segments: list[SpeakerSegment],
+    collar: float = 0.0,
+    uem: tuple[float, float] | None = None,
+) -> float:
+    from pyannote.core import Annotation, Segment, Timeline
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    ref, hyp = Annotation(), Annotation()
+    for i, (spk, a, b) in enumerate(reference):
+        ref[Segment(a, b), i] = spk
+    for i, seg in enumerate(segments):
+        hyp[Segment(seg.start, seg.end), i] = seg.speaker
+    metric = DiarizationErrorRate(collar=collar, skip_overlap=False)
+    extent = (
+        Timeline([Segment(*uem)]) if uem else ref.get_timeline().union(hyp.get_timeline()).extent()
+    )
+    if not isinstance(extent, Timeline):
+        extent = Timeline([extent])
+    return float(metric(ref, hyp, uem=extent))
+
+
+def pyannote_sample_stm() -> Path | None:
+    """The transcript shipped inside the pyannote.audio wheel, when it is installed."""
+    spec = importlib.util.find_spec("pyannote.audio")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "sample" / "sample.stm"
+    return path if path.is_file() else None
+
+
+def read_stm(path: Path) -> list[tuple[str, float, float, str]]:
+    rows = []
+    for line in path.read_text().splitlines():
+        f = line.split(maxsplit=5)
+        if len(f) == 6:
+            rows.append((f[2], float(f[3]), float(f[4]), f[5]))
+    return rows

@@ -1,0 +1,143 @@
+"""SpeechWorker end to end on real and synthesized audio: committed turns (WER bound),
+online diarization (DER bound), partials, wake binding, renaming."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from app.events import (
+    InputLevel,
+    PartialTranscript,
+    SpeakerRenamed,
+    Turn,
+    VadEvent,
+    VadKind,
+    WakeEvent,
+)
+from app.speech.audio import ArraySource, FileSource
+from app.speech.diarization import SpeakerSegment
+from app.speech.wake import WakeRetracted
+from tests.conftest import shared_path
+from tests.speech import synth
+from tests.speech.scoring import der, pyannote_sample_stm, read_rttm, read_stm
+from tests.speech.test_asr import wer
+
+
+@dataclass
+class Recorder:
+    events: list[object] = field(default_factory=list)
+
+    def __call__(self, event: object) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+@pytest.fixture(scope="module")
+def sample_run():
+    from app.speech.worker import SpeechWorker
+
+    wav = shared_path("data/audio_diarization/pyannote_sample/sample.wav")
+    worker = SpeechWorker(FileSource(wav))
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    return worker, rec
+
+
+@pytest.mark.slow
+def test_turns_on_the_pyannote_sample(sample_run) -> None:
+    stm = pyannote_sample_stm()
+    if stm is None:
+        pytest.skip("the pyannote.audio wheel (sample.stm) is not installed")
+    _, rec = sample_run
+    turns = rec.of(Turn)
+    reference = " ".join(row[3] for row in read_stm(stm))
+    hypothesis = " ".join(t.text for t in turns)
+    assert wer(reference, hypothesis) <= 0.30, hypothesis
+    assert [t.index for t in turns] == list(range(1, len(turns) + 1))
+    for a, b in zip(turns, turns[1:], strict=False):
+        assert a.start < a.end <= b.start + 1e-6
+    # speech starts at 6.7 s in the reference; nothing is invented before it
+    assert turns[0].start >= 6.0
+    assert all(t.speaker.startswith("S") for t in turns)
+
+
+@pytest.mark.slow
+def test_diarization_on_the_pyannote_sample(sample_run) -> None:
+    _, rec = sample_run
+    reference = read_rttm(shared_path("data/audio_diarization/pyannote_sample/sample.rttm"))
+    segments = rec.of(SpeakerSegment)
+    assert {s.speaker for s in segments} >= {"S1", "S2"}
+    assert der(reference, segments, collar=0.25) <= 0.32
+
+
+@pytest.mark.slow
+def test_vad_events_partials_and_levels_flow(sample_run) -> None:
+    _, rec = sample_run
+    kinds = [e.kind for e in rec.of(VadEvent)]
+    assert kinds[:2] == [VadKind.SHORT_SILENCE, VadKind.LONG_SILENCE]  # quiet start
+    assert VadKind.SPEECH_ONSET in kinds and VadKind.SUSTAINED_SPEECH in kinds
+    levels = rec.of(InputLevel)
+    assert len(levels) == pytest.approx(30.0 / 0.032, abs=2)
+    partials = rec.of(PartialTranscript)
+    assert partials and all(p.text for p in partials)
+    assert all(p.time >= p.start for p in partials)
+
+
+@pytest.mark.slow
+def test_rename_is_announced(sample_run) -> None:
+    worker, _ = sample_run
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.rename("S1", "Diane")
+    assert rec.of(SpeakerRenamed) == [SpeakerRenamed("S1", "Diane")]
+    assert worker.diarizer.clusters.display("S1") == "Diane"
+    with pytest.raises(KeyError):
+        worker.rename("S9", "Nobody")
+
+
+@pytest.mark.slow
+def test_wake_binds_to_the_direct_question_and_mentions_do_not() -> None:
+    from app.speech.wake import WakeWordDetector
+    from app.speech.worker import SpeechWorker
+
+    question = synth.piper("Hey Jarvis, what sample size did they use?")
+    mention = synth.piper("I think the Jarvis demo went well.")
+    audio = np.concatenate(
+        [synth.silence(0.6), question, synth.silence(1.2), mention, synth.silence(1.0)]
+    )
+    worker = SpeechWorker(ArraySource(audio), wake=WakeWordDetector())
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    turns = rec.of(Turn)
+    assert len(turns) == 2, turns
+    assert turns[0].direct and not turns[1].direct
+    assert "sample size" in turns[0].text.lower()
+    wakes = rec.of(WakeEvent)
+    assert len(wakes) == 1 and wakes[0].source == "audio"
+    assert turns[0].start - 0.3 <= wakes[0].time <= turns[0].end
+    assert wakes[0].sample == int(round(wakes[0].time * 16000))
+    assert rec.of(WakeRetracted) == []
+
+
+@pytest.mark.slow
+def test_text_fallback_wakes_when_the_model_misses() -> None:
+    from app.speech.worker import SpeechWorker
+
+    audio = np.concatenate(
+        [synth.silence(0.5), synth.piper("Jarvis, is that right?"), synth.silence(1.0)]
+    )
+    worker = SpeechWorker(ArraySource(audio), wake=None)  # no audio model at all
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    (turn,) = rec.of(Turn)
+    (wake,) = rec.of(WakeEvent)
+    assert turn.direct and wake.source == "text" and wake.speaker == turn.speaker
+    assert turn.start <= wake.time <= turn.end
