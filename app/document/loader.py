@@ -76,6 +76,8 @@ def _open_pdf(path: Path, data: bytes, settings: DocumentSettings) -> DocumentIn
         if doc.needs_pass:
             raise EncryptedPdfError(path)
         if doc.page_count == 0:
+            if doc.is_repaired:  # a truncated file repairs to nothing
+                raise CorruptPdfError(path, "repaired to zero pages")
             raise EmptyDocumentError(path, "zero pages")
         if doc.page_count > settings.max_pages:
             raise TooLargeError(path, f"{doc.page_count} pages; the limit is {settings.max_pages}")

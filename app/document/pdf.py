@@ -18,6 +18,11 @@ _CAPTION = re.compile(
 )
 _SIZE_TOLERANCE = 0.6  # pt: 10.8 and 11.0 are the same body size
 _HEADING_MAX_WORDS = 10
+_LABEL_REACH = 30.0  # pt around a figure where short unpunctuated text is its labels
+
+
+def _pad(r: Rect, by: float) -> Rect:
+    return (r[0] - by, r[1] - by, r[2] + by, r[3] + by)
 
 
 def _label_like(block: Block) -> bool:
@@ -26,6 +31,12 @@ def _label_like(block: Block) -> bool:
     if len(words) <= 4 and words[-1].text[-1:] not in ".!?":
         return True
     return len(block.lines) >= 3 and len(words) / len(block.lines) < 2.5
+
+
+def _prose_like(block: Block) -> bool:
+    """Whole sentences (a note set inside a figure) rather than labels or a legend."""
+    words = block.words
+    return len(words) >= 8 and words[-1].text.rstrip("\"'”’)]")[-1:] in ".!?"
 
 
 def _runin_heading(block: Block) -> bool:
@@ -40,8 +51,10 @@ def classify(block: Block, body: float, figures: list[Rect]) -> str:
         return "caption"
     size = block.size
     if any(point_in(r, block.center) for r in figures):
-        small = size < body - _SIZE_TOLERANCE
-        return "drop" if small or _label_like(block) else "aside"
+        return "aside" if _prose_like(block) else "drop"
+    near = any(point_in(_pad(r, _LABEL_REACH), block.center) for r in figures)
+    if near and _label_like(block):
+        return "drop"  # axis titles and tick labels sit just outside the plot
     if block.math_share >= 0.3:
         return "drop"  # a displayed equation
     if size > body + _SIZE_TOLERANCE:
