@@ -34,7 +34,8 @@ def having(doc, *fragments):
 
 
 def test_number_swap_in_words_is_caught_with_the_documents_value(doc, facts):
-    utterance = "Yeah, and that heuristic labelling only works on about 72 percent of the documents."
+    utterance = ("Yeah, and that heuristic labelling only works on about 72 percent of the "
+                 "documents.")
     cands = having(doc, "succeeds for 76%")
     [p] = number_mismatch(utterance, cands, facts)
     assert p.status == "incorrect_info" and p.predicted_answer == "76%"

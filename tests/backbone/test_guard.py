@@ -21,7 +21,8 @@ def test_correct_value_in_the_last_turns_closes():
 
 def test_numbers_must_match_exactly():
     assert not closes(["It's an ensemble of 16 models actually."])
-    assert not value_present("76% of the documents", "works on about 72 percent of documents", SHARE)
+    assert not value_present("76% of the documents", "works on about 72 percent of documents",
+                             SHARE)
     assert value_present("76% of the documents", "it's 76 percent of the documents", SHARE)
 
 

@@ -93,7 +93,8 @@ def test_reworded_claim_below_threshold_starts_a_new_claim():
 
 
 def test_same_evidence_sentence_matches_whatever_the_wording():
-    script = [(wrong("the PDF parser", (43,)), ()), (wrong("what converts pages to tokens", (43,)), ())]
+    script = [(wrong("the PDF parser", (43,)), ()),
+              (wrong("what converts pages to tokens", (43,)), ())]
     assert run(script) == ["gate: waiting 1/2", "speak"]
 
 
@@ -104,8 +105,8 @@ def test_non_actionable_report_on_the_claim_resets_the_count():
 
 
 def test_unrelated_turn_leaves_the_count():
-    script = [(wrong(), ()), (quiet("off_document"), ()), (quiet("on_progress", "room booking"), ()),
-              (wrong(), ())]
+    script = [(wrong(), ()), (quiet("off_document"), ()),
+              (quiet("on_progress", "room booking"), ()), (wrong(), ())]
     assert run(script) == ["gate: waiting 1/2", "silent", "silent", "speak"]
 
 

@@ -1,0 +1,115 @@
+"""All four stages on the real embedded 1.5B GGUF over a real (small) PDF: every reply
+is schema-valid and every spoken citation resolves to the document."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from app.backbone import schemas
+from app.events import Turn
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Patience, Settings
+
+pytestmark = pytest.mark.slow
+
+PDF = Path(__file__).resolve().parents[2] / "resources/demo/green_roofs.pdf"
+SCHEMAS = {"monitor": schemas.MONITOR, "self_repair": schemas.SELF_REPAIR,
+           "generate": schemas.GENERATE, "direct": schemas.DIRECT}
+
+
+class Recording:
+    """Passes every call through to the real backend and keeps the replies."""
+
+    def __init__(self, backend):
+        self.backend, self.replies = backend, []
+
+    def complete(self, request, on_delta=None):
+        response = self.backend.complete(request, on_delta)
+        self.replies.append((request.stage, response.data))
+        return response
+
+    def warm(self, system):
+        self.backend.warm(system)
+
+    def close(self):
+        self.backend.close()
+
+
+@pytest.fixture(scope="module")
+def backend():
+    from app.llm import LLMError, open_backend
+
+    if not PDF.exists():
+        pytest.skip("demo PDF missing")
+    try:
+        llm = open_backend("llm-1.5b", LLMSettings(context_tokens=4096))
+    except LLMError as exc:
+        pytest.skip(exc.user_message)
+    yield llm
+    llm.close()
+
+
+@pytest.fixture(scope="module")
+def document():
+    from app.document import open_document
+
+    return open_document(PDF)
+
+
+def make(document, backend, mode):
+    from app.backbone import Backbone
+    from app.backbone.retrieval import lexical_search
+
+    settings = Settings(llm=LLMSettings(context_mode=mode, context_tokens=4096),
+                        ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC))
+    llm = Recording(backend)
+    bb = Backbone(document, llm, settings, search=lexical_search(document))
+    return bb, llm
+
+
+def assert_resolvable(document, intervention):
+    for cite in intervention.citations:
+        sentence = document.get(cite.sid)
+        assert sentence is not None
+        assert (cite.page, cite.text) == (sentence.page, sentence.text)
+        assert cite.keyword and cite.keyword in sentence.text
+
+
+@pytest.mark.parametrize("mode", [ContextMode.FOCUSED, ContextMode.FULL])
+def test_four_stages_give_schema_valid_grounded_output(document, backend, mode):
+    bb, llm = make(document, backend, mode)
+    script = [
+        ("Ken", "Remember they only put planted roofs on twelve buildings, so it is a small "
+                "sample."),
+        ("Maya", "Actually no, it was 48 residential buildings with planted roofs, and 52 "
+                 "without."),
+    ]
+    decisions = [bb.on_turn(Turn(who, text, i * 5.0, i * 5.0 + 4, False, i))
+                 for i, (who, text) in enumerate(script)]
+    answer = bb.answer_direct(Turn("Alex", "How much did a planted roof cost per square "
+                                           "metre?", 12.0, 15.0, True, 2))
+    stages = [stage for stage, _ in llm.replies]
+    assert set(stages) == set(SCHEMAS), stages  # monitor, generate, self_repair, direct
+    for stage, data in llm.replies:
+        jsonschema.validate(data, SCHEMAS[stage])
+    assert all(d.reason for d in decisions)
+    spoken = [d.intervention for d in decisions if d.intervention is not None]
+    for intervention in [*spoken, answer]:
+        assert_resolvable(document, intervention)
+    if answer.intent == "answer":
+        assert answer.citations and "page 2" in answer.text
+    else:
+        assert answer.text in ("", bb.settings.utterance.abstain_text)
+
+
+def test_focused_is_chosen_for_the_small_model(document, backend):
+    bb, _ = make(document, backend, ContextMode.AUTO)
+    assert bb.mode is ContextMode.FOCUSED
+    assert document.numbered_block() not in bb.system
+    big = dataclasses.replace(bb.settings.llm, context_mode=ContextMode.AUTO)
+    from app.backbone.context import choose_mode
+
+    assert choose_mode(big, document.token_estimate(), 8.0) is ContextMode.FULL
