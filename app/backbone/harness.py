@@ -35,6 +35,8 @@ from app.events import (
 from app.settings import ContextMode, Settings
 
 DELIVERED = frozenset({"started", "finished", "stopped"})
+MONITOR_SENTENCES = 4  # retrieved sentences shown to the monitor (detector hits come first)
+MAX_SENTENCE_WORDS = 60  # long table rows and run-ons are cut in focused prompts
 
 
 class Backbone:
@@ -87,14 +89,18 @@ class Backbone:
         found = detect(turn.text, previous, self._sentences(candidates), self.facts)
         latency["retrieve"] = _ms(started)
         head = self._conversation(self.transcript.recent())
-        checks = [p.note for p in found]
+        shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
+                                    *candidates[:MONITOR_SENTENCES]]))
+        full = self.mode is ContextMode.FULL
         reply = self._call("monitor", self.system,
-                     head + prompts.monitor_task(index, candidates, checks),
-                     schemas.MONITOR, self.settings.llm.monitor)
+                           head + self._sentence_block(shown)
+                           + prompts.monitor_task(index, shown, [p.note for p in found]),
+                           schemas.monitor_schema(with_evidence=full),
+                           self.settings.llm.monitor)
         latency["monitor"] = reply.ms
         if reply.data is None:
             return Decision(index, "silent", reply.error, latency_ms=latency)
-        verdict = monitor.parse(reply.data, self.document, found)
+        verdict = monitor.parse(reply.data, self.document, found, turn.text)
         if not self.settings.ledger.deference:
             return self._without_deference(index, verdict, head, latency)
         observed = self.ledger.observe(index, verdict)
@@ -120,7 +126,7 @@ class Backbone:
         self.transcript.append(index, question.speaker, question.text)
         candidates = self._finder.for_turn(question.text, previous)
         self._turn_sids[index] = candidates
-        user = self._conversation([*context]) + self._shown_elsewhere(candidates, context)
+        user = self._conversation(context) + self._sentence_block(candidates)
         user += prompts.direct_task(question.text, candidates,
                                     self.settings.utterance.abstain_text,
                                     self.settings.utterance.max_sentences_direct)
@@ -210,7 +216,7 @@ class Backbone:
         sids = list(claim.sids)[:3] or self._turn_sids.get(index, [])[:3]
         if intent == "not_in_paper":
             sids = []
-        user = head + self._shown_elsewhere(sids, self.transcript.recent())
+        user = head + self._sentence_block(sids)
         user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
                                       claim.predicted_answer if claim.sids else "")
         reply = self._call("generate", self.system, user, schemas.GENERATE,
@@ -268,31 +274,22 @@ class Backbone:
     # --- context rendering --------------------------------------------------------------
 
     def _conversation(self, lines: Sequence[Any]) -> str:
-        if self.mode is ContextMode.FULL:
-            return prompts.conversation_block(lines, {})
-        shown: set[int] = set()
-        per_turn: dict[int, list[str]] = {}
-        for line in lines:
-            if line.agent or line.index in per_turn:
-                continue
-            fresh = [s for s in self._turn_sids.get(line.index, []) if s not in shown]
-            shown.update(fresh)
-            per_turn[line.index] = [self._render(s) for s in fresh]
-        return prompts.conversation_block(lines, per_turn)
+        return prompts.conversation_block(lines)
 
-    def _shown_elsewhere(self, sids: Sequence[int], lines: Sequence[Any]) -> str:
-        """Sentences a task needs that the conversation block does not already show."""
+    def _sentence_block(self, sids: Sequence[int]) -> str:
+        """Focused mode: the sentences a call needs; full mode has them in the prefix."""
         if self.mode is ContextMode.FULL:
             return ""
-        shown = {s for line in lines for s in self._turn_sids.get(line.index, [])}
-        missing = [s for s in sids if s not in shown]
-        if not missing:
-            return ""
-        return "MORE SENTENCES:\n" + "\n".join(self._render(s) for s in missing) + "\n"
+        return prompts.sentence_block([self._render(s) for s in sids])
 
     def _render(self, sid: int) -> str:
         sentence = self.document.get(sid)
-        return f"[S{sid}] {sentence.text}" if sentence is not None else ""
+        if sentence is None:
+            return ""
+        words = sentence.text.split()
+        cut = len(words) > MAX_SENTENCE_WORDS
+        text = " ".join(words[:MAX_SENTENCE_WORDS]) + (" ..." if cut else "")
+        return f"[S{sid}] {text}"
 
     def _sentences(self, sids: Sequence[int]) -> list[Any]:
         return [self.document.get(s) for s in valid_sids(self.document, sids)]

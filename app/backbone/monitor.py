@@ -18,7 +18,9 @@ def _text(data: dict[str, Any], key: str, limit: int = 300) -> str:
     return " ".join(str(value).split())[:limit] if value is not None else ""
 
 
-def parse(data: dict[str, Any], document: Any, proposals: Sequence[Proposal]) -> Verdict:
+def parse(
+    data: dict[str, Any], document: Any, proposals: Sequence[Proposal], utterance: str = ""
+) -> Verdict:
     status = data.get("status")
     if status not in STATUSES:
         status = "off_document"
@@ -26,7 +28,7 @@ def parse(data: dict[str, Any], document: Any, proposals: Sequence[Proposal]) ->
     raw_sids = data.get("answer_sids") or []
     sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
     predicted = _text(data, "predicted_answer")
-    evidence = _text(data, "evidence")
+    evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in ("not_in_paper", "on_progress", "off_document", "stale"):
         sids, predicted = (), ""
     confirmed = next((p for p in proposals if p.status == status), None)

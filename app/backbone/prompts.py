@@ -29,7 +29,7 @@ answer and never the speaker's words. Keep the same claim while the talk stays o
 point, whatever the status.
 For incorrect_info and missing_info also give predicted_answer (the document's value,
 copied from the sentence) and answer_sids (at most 3 sentence numbers that state it).
-evidence: the speaker's words that show the problem (at most 10 words).
+evidence (if asked for): the speaker's words that show the problem, at most 10 words.
 Hints marked CHECK come from simple string tests; confirm them only if the sentences
 really show the problem, otherwise report what you see.
 
@@ -62,14 +62,16 @@ def system_prompt(numbered_block: str | None) -> str:
     return INSTRUCTIONS + DOCUMENT_HEADER + numbered_block + "\n"
 
 
-def conversation_block(lines: Sequence[Line], sentences: dict[int, list[str]]) -> str:
-    """The window; in focused mode each turn is preceded by the sentences retrieved for it
-    (``sentences[turn] = ["[S4] (p. 2) text", ...]``, each shown once)."""
-    out = ["CONVERSATION:"]
-    for line in lines:
-        out.extend(f"  {s}" for s in sentences.get(line.index, []))
-        out.append(line.render())
-    return "\n".join(out) + "\n"
+def conversation_block(lines: Sequence[Line]) -> str:
+    """The transcript window; append-only between slides, so it stays a cached prefix."""
+    return "CONVERSATION:\n" + "\n".join(line.render() for line in lines) + "\n"
+
+
+def sentence_block(rendered: Sequence[str]) -> str:
+    """Focused mode: the retrieved sentences for this call, with their real IDs."""
+    if not rendered:
+        return ""
+    return "DOCUMENT SENTENCES:\n" + "\n".join(rendered) + "\n"
 
 
 def _sids(sids: Sequence[int]) -> str:

@@ -16,10 +16,10 @@ MONITOR: dict[str, Any] = {
     "type": "object",
     "properties": {
         "status": {"type": "string", "enum": list(STATUSES)},
-        "claim": {"type": "string", "maxLength": 80},
+        "claim": {"type": "string", "maxLength": 64},
         "answer_sids": _SIDS,
-        "predicted_answer": {"type": "string", "maxLength": 120},
-        "evidence": {"type": "string", "maxLength": 100},
+        "predicted_answer": {"type": "string", "maxLength": 100},
+        "evidence": {"type": "string", "maxLength": 80},
     },
     "required": ["status", "claim"],
     "additionalProperties": False,
@@ -69,3 +69,12 @@ DIRECT: dict[str, Any] = {
     "required": ["action", "text", "quote_sids"],
     "additionalProperties": False,
 }
+
+
+def monitor_schema(with_evidence: bool) -> dict[str, Any]:
+    """Focused mode drops ``evidence`` (the harness keeps the utterance itself): fewer
+    tokens to decode on a CPU, nothing the gate needs."""
+    if with_evidence:
+        return MONITOR
+    properties = {k: v for k, v in MONITOR["properties"].items() if k != "evidence"}
+    return {**MONITOR, "properties": properties}

@@ -93,7 +93,7 @@ def test_conversation_block_only_grows_between_calls(document):
     bb = make(document, llm)
     for i, text in enumerate(["The model is a BiLSTM.", "With a CRF on top.", "And GloVe."]):
         bb.on_turn(turn(i, text))
-    blocks = [r.user.split("TASK monitor")[0] for r in llm.requests]
+    blocks = [r.user.split("DOCUMENT SENTENCES")[0] for r in llm.requests]
     assert blocks[1].startswith(blocks[0]) and blocks[2].startswith(blocks[1])
 
 
