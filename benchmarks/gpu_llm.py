@@ -59,10 +59,10 @@ def chat(system: str, user: str) -> str:
             "<|im_start|>assistant\n")
 
 
-def turn_text(stage: str, round_index: int) -> str:
+def turn_text(stage: str, round_index: int, n_turns: int = 10) -> str:
     task, _ = STAGES[stage]
     turns = "\n".join(f"Speaker {k % 3}: the survey had {round_index * 40 + k} participants."
-                      for k in range(10))
+                      for k in range(n_turns))
     # The task comes first so each stage evaluates its whole prompt after the shared prefix.
     return f"Task: {task}\n\nRecent turns:\n{turns}"
 
@@ -85,7 +85,7 @@ def timed_completion(llm, prompt: list[int], max_tokens: int) -> tuple[float, fl
 
 
 def run(model: Path, doc_tokens: int, rounds: int, n_ctx: int, gpu_layers: int,
-        max_tokens_scale: float) -> dict:
+        max_tokens_scale: float, n_turns: int = 10) -> dict:
     import llama_cpp
 
     started = time.perf_counter()
@@ -104,8 +104,8 @@ def run(model: Path, doc_tokens: int, rounds: int, n_ctx: int, gpu_layers: int,
         n_out = max(1, int(max_tokens * max_tokens_scale))
         samples = []
         for r in range(rounds):
-            tokens = llm.tokenize(chat(system, turn_text(stage, r)).encode(), add_bos=False,
-                                  special=True)
+            prompt = chat(system, turn_text(stage, r, n_turns))
+            tokens = llm.tokenize(prompt.encode(), add_bos=False, special=True)
             samples.append((len(tokens) - len(prefix), *timed_completion(llm, tokens, n_out)))
         ttft = statistics.median(s[1] for s in samples)
         total = statistics.median(s[2] for s in samples)
@@ -146,13 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-ctx", type=int, default=16384)
     parser.add_argument("--gpu-layers", type=int, default=-1)
     parser.add_argument("--max-tokens-scale", type=float, default=1.0)
+    parser.add_argument("--turns", type=int, default=10, help="transcript turns per prompt")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if not args.model.is_file():
         print(f"error: no model file at {args.model}", file=sys.stderr)
         return 1
     report = run(args.model, args.doc_tokens, args.rounds, args.n_ctx, args.gpu_layers,
-                 args.max_tokens_scale)
+                 args.max_tokens_scale, args.turns)
     print_table(report)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
