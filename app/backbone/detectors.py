@@ -8,6 +8,7 @@ the model does not have to find the evidence alone.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ class Proposal:
     sids: tuple[int, ...]
     key: str
     note: str  # one line for the monitor prompt
+    said: str = ""  # the wrong value or term as spoken (to recognise it being adopted)
 
 
 class SentenceLike:  # structural: app.document.Sentence
@@ -156,6 +158,7 @@ def number_mismatch(
                     "number", "incorrect_info", f"the {thing} value", d.raw, (sentence.sid,),
                     key=f"qty {thing} " + " ".join(sorted(shared)[:4]),
                     note=f'the utterance says "{q.raw}" but [S{sentence.sid}] says "{d.raw}"',
+                    said=q.raw,
                 ))
                 break
             if out:
@@ -182,6 +185,7 @@ def name_mismatch(
                 "name", "incorrect_info", f"the {wrong} named in the discussion", right,
                 (sentence.sid,), key=f"name {wrong.lower()}",
                 note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
+                said=wrong,
             )]
     return []
 
@@ -207,6 +211,7 @@ def unsupported_finding(
         "unsupported", "not_in_paper", "a finding attributed to the document", "", (),
         key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
         note=f'"{what}" appears nowhere in the document',
+        said=what,
     )]
 
 
@@ -252,6 +257,30 @@ def _last_question(text: str) -> str:
 def _question_point(question: str) -> str:
     last = re.split(r"(?<=[.!])\s+", question.strip())[-1]
     return " ".join(words(last)[:14])
+
+
+def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
+    """Last turn's proposals that this turn adopts: it repeats the wrong number or name,
+    or (for an unsupported finding) goes along with it without retracting or asking."""
+    out = []
+    for p in previous:
+        if p.detector == "number":
+            said = quantities(p.said)
+            adopted = any(q.same_value(s) for q in quantities(utterance) for s in said)
+        elif p.detector == "name":
+            adopted = re.search(rf"\b{re.escape(p.said)}\b", utterance, re.IGNORECASE) is not None
+        elif p.detector == "unsupported":
+            adopted = not is_question(utterance) and not _RETRACTS.search(utterance)
+        else:
+            adopted = False
+        if adopted:
+            out.append(dataclasses.replace(p, note=f"the previous turn's problem is adopted: "
+                                                    f"{p.note}"))
+    return out
+
+
+_RETRACTS = re.compile(r"\b(not (from|in) (this|the)|other paper|different paper|mixing|"
+                       r"confus|don'?t think (so|that)|no,|wait|actually)\b", re.IGNORECASE)
 
 
 def detect(

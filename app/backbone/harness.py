@@ -15,7 +15,7 @@ from app.backbone import guard, monitor, prompts, schemas, self_repair
 from app.backbone.backchannel import is_backchannel
 from app.backbone.citations import citations, valid_sids
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
-from app.backbone.detectors import DocumentFacts, detect
+from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
 from app.backbone.retrieval import default_search
@@ -58,6 +58,7 @@ class Backbone:
         self._finder = EvidenceFinder(search or default_search(document, embedder),
                                       settings.llm.focused_top_k)
         self._turn_sids: dict[int, list[int]] = {}
+        self._proposals: list[Proposal] = []  # last ordinary turn's, for adoption
         self._next_index = 0
         self._ids = itertools.count(1)
         self._generation = 0
@@ -87,6 +88,9 @@ class Backbone:
         candidates = self._finder.for_turn(turn.text, previous[-1] if previous else "", extra)
         self._turn_sids[index] = candidates
         found = detect(turn.text, previous, self._sentences(candidates), self.facts)
+        fresh = {p.key for p in found}
+        found += [p for p in carried(self._proposals, turn.text) if p.key not in fresh]
+        self._proposals = [p for p in found if p.detector != "open_question"]
         latency["retrieve"] = _ms(started)
         head = self._conversation(self.transcript.recent())
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),

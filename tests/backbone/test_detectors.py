@@ -124,3 +124,15 @@ def test_quantity_question_without_a_quantity_in_the_document_is_left_alone(doc,
     cands = having(doc, "the system extracts the paper title")
     assert open_question("Hmm. I don't think I saw a number for that.", [question], cands,
                          facts) == []
+
+
+def test_adoption_of_a_wrong_number_carries_the_proposal(doc, facts):
+    from app.backbone.detectors import carried
+
+    utterance = "That heuristic labelling only works on about 72 percent of the documents."
+    first = number_mismatch(utterance, having(doc, "succeeds for 76%"), facts)
+    adopted = carried(first, "Seventy-two percent is honestly not bad for string matching.")
+    assert [p.predicted_answer for p in adopted] == ["76%"]
+    assert "adopted" in adopted[0].note
+    assert carried(first, "Mm, okay, interesting.") == []  # a brief reply adopts nothing
+    assert carried(first, "No wait, it's 76 percent, I misread.") == []
