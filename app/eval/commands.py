@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import json
 import logging
 import sys
 from pathlib import Path
@@ -130,12 +131,15 @@ def run_replay_command(args: argparse.Namespace) -> int:
     if args.attribution_threshold is not None:
         scoring = dataclasses.replace(scoring, attribution_threshold=args.attribution_threshold)
     report = score_replay(benchmark, decisions, similarity, scoring)
-    meta = {
+    run = {
         "set": benchmark.name, "model": args.model or "default",
         "patience": settings.ledger.patience.value, "deference": not args.no_deference,
         "context_mode": settings.llm.context_mode.value, "limit": args.limit,
-        "similarity": args.similarity, "attribution_threshold": scoring.attribution_threshold,
     }  # fmt: skip
+    meta = _run_meta(args.out, run, args.rescore) | {
+        "similarity": args.similarity,
+        "attribution_threshold": scoring.attribution_threshold,
+    }
     write_replay_report(report, args.out, meta)
     print((args.out / "report.md").read_text(encoding="utf-8"))
     return 0
@@ -164,15 +168,29 @@ def run_qa_command(args: argparse.Namespace) -> int:
         "TTFT": [r.ttft_ms for r in records if r.ttft_ms is not None],
         "total": [r.total_ms for r in records if r.action != "error"],
     }
-    meta = {
+    run = {
         "file": args.qa_file.name,
         "model": args.model or "default",
         "limit": args.limit,
         "context_mode": settings.llm.context_mode.value,
     }
+    meta = _run_meta(args.out, run, args.rescore)
     write_qa_report(summary, latencies, args.out, meta)
     print((args.out / "report.md").read_text(encoding="utf-8"))
     return 0
+
+
+def _run_meta(out: Path, run: dict[str, Any], rescore: bool) -> dict[str, Any]:
+    """How the run was made: saved beside its output, read back when rescoring."""
+    path = out / "run.json"
+    if rescore:
+        try:
+            return dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return run | {"note": "run settings unknown (no run.json)"}
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
+    return run
 
 
 def backbone_factory(model: str | None, settings: Any) -> Any:

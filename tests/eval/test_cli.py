@@ -155,9 +155,11 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
 def test_rescore_runs_no_model(root: Path, tmp_path: Path, factories) -> None:
     out = tmp_path / "run"
     assert _replay(root, out) == 0
-    assert _replay(root, out, "--rescore", "--attribution-threshold", "1.01") == 0
+    assert _replay(root, out, "--rescore", "--attribution-threshold", "1.01",
+                   "--patience", "deferent") == 0  # fmt: skip
     assert len(factories) == 1
     report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["patience"] == "default"  # how the run was made, from run.json
     assert report["unprompted"] == 8  # nothing reaches a threshold above 1
     assert report["meta"]["attribution_threshold"] == 1.01
 
