@@ -124,11 +124,15 @@ def _names(text: str) -> list[str]:
             continue
         before = text[: match.start()].rstrip()
         initial = not before or before[-1] in ".!?\"'"
-        shaped = any(c.isupper() or c.isdigit() for c in term[1:])
-        if initial and not shaped:
+        if initial and not _shaped(term):
             continue
         found.append(term)
     return found
+
+
+def _shaped(term: str) -> bool:
+    """Looks like a product or dataset name: "PDFBox", "ACE2", "BC5CDR"."""
+    return any(c.isupper() or c.isdigit() for c in term[1:])
 
 
 def _negated(text: str, raw: str) -> bool:
@@ -180,7 +184,8 @@ def name_mismatch(
             continue
         others = [n for n in _names(sentence.text) if n.lower() not in said]
         if others:
-            wrong, right = absent[0], min(others, key=facts.frequency)
+            right = min(others, key=lambda n: (facts.frequency(n), not _shaped(n)))
+            wrong = absent[0]
             return [Proposal(
                 "name", "incorrect_info", f"the {wrong} named in the discussion", right,
                 (sentence.sid,), key=f"name {wrong.lower()}",
