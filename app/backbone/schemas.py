@@ -16,12 +16,14 @@ MONITOR: dict[str, Any] = {
     "type": "object",
     "properties": {
         "status": {"type": "string", "enum": list(STATUSES)},
-        "claim": {"type": "string", "maxLength": 64},
+        "claim": {"type": "string", "maxLength": 56},
         "answer_sids": _SIDS,
-        "predicted_answer": {"type": "string", "maxLength": 100},
+        "predicted_answer": {"type": "string", "maxLength": 80},
         "evidence": {"type": "string", "maxLength": 80},
     },
-    "required": ["status", "claim"],
+    # Only status is required: a decoder that orders required fields first then writes
+    # the verdict before the details, whatever order it puts the rest in.
+    "required": ["status"],
     "additionalProperties": False,
 }
 
