@@ -93,7 +93,7 @@ class HttpBackend:
 
     def _post(self, request: LLMRequest, stream: bool) -> requests.Response:
         url = f"{self.base_url}/chat/completions"
-        for attempt in range(2):
+        for attempt in range(1 if self._dialect != DIALECTS[0] else 2):
             try:
                 response = self._session().post(
                     url, json=self._body(request, stream), headers=self._headers,
@@ -103,8 +103,7 @@ class HttpBackend:
                 raise LLMError(
                     f"Cannot reach the model server at {self.base_url} ({exc})."
                 ) from exc
-            if (response.status_code in (400, 422) and request.schema is not None
-                    and attempt == 0 and self._dialect == DIALECTS[0]):
+            if attempt == 0 and request.schema is not None and _refuses_json_schema(response):
                 log.info("server refused json_schema (%d); using json_object+schema",
                          response.status_code)
                 self._dialect = DIALECTS[1]
@@ -147,6 +146,13 @@ class HttpBackend:
                     on_delta(delta)
                 finish = choice.get("finish_reason") or finish
         return "".join(pieces), finish, usage, ttft
+
+
+def _refuses_json_schema(response: requests.Response) -> bool:
+    """A 4xx, or a 500 naming response_format (llama_cpp.server's validation error)."""
+    if response.status_code in (400, 422):
+        return True
+    return response.status_code >= 500 and "response_format" in response.text
 
 
 def _response_format(dialect: str, schema: dict[str, Any]) -> dict[str, Any]:

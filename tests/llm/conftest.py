@@ -8,7 +8,9 @@ import pytest
 
 from app.settings import LLMSettings
 
-SETTINGS = LLMSettings(context_tokens=1024)
+# One thread: test machines are shared, and llama.cpp threads that spin at barriers slow
+# down by an order of magnitude when the cores are oversubscribed.
+SETTINGS = LLMSettings(context_tokens=1024, threads=1)
 
 # A short document prefix: small prompts keep the model tests fast on two cores.
 DOCUMENT = "\n".join(

@@ -37,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
-             "--n_threads", "2", "--seed", "7", "--verbose", "False"],
+             "--n_threads", "1", "--seed", "7", "--verbose", "False"],
             stdout=log, stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}/v1"
