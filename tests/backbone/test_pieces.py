@@ -1,0 +1,147 @@
+"""Pure pieces: quantities, context-mode choice, transcript window, spoken form, citations,
+streamed answer text, backchannels, schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import jsonschema
+import pytest
+
+from app.backbone import schemas
+from app.backbone.backchannel import is_backchannel
+from app.backbone.citations import citations, keyword, valid_sids
+from app.backbone.context import EvidenceFinder, choose_mode, model_size_b
+from app.backbone.direct import TextFieldStream
+from app.backbone.numbers import quantities
+from app.backbone.transcript import Transcript
+from app.backbone.utterance import assemble, clean_text, limit_words
+from app.document import DocumentIndex, Sentence
+from app.events import Citation
+from app.settings import ContextMode, LLMSettings, UtteranceStyle
+
+
+@pytest.mark.parametrize("text,value,percent", [
+    ("about 72 percent of the documents", 72, True),
+    ("seventy-two per cent", 72, True),
+    ("37M unique paper nodes", 37e6, False),
+    ("thirty-seven million papers", 37e6, False),
+    ("one hundred twenty participants", 120, False),
+    ("684K training triples", 684e3, False),
+    ("homogeneity .41 versus", 0.41, False),
+])
+def test_quantities_normalise_words_scales_and_percent(text, value, percent):
+    [q] = quantities(text)
+    assert q.value == pytest.approx(value) and q.percent is percent
+
+
+@pytest.mark.parametrize("text", [
+    "see Section 3", "Table 2 shows", "on page 4", "Figure 5", "one of them",
+    "a learning rate of 2e-5", "COVID-19 cases", "the F1 score",
+])
+def test_references_names_and_bare_one_are_not_quantities(text):
+    assert quantities(text) == []
+
+
+def test_model_size_from_the_gguf_name_or_an_explicit_value():
+    llm = SimpleNamespace(model_path=Path("/m/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"))
+    assert model_size_b(llm) == 1.5
+    assert model_size_b(SimpleNamespace(model_path=Path("/m/Qwen3-8B-Q4_K_M.gguf"))) == 8.0
+    assert model_size_b(SimpleNamespace(), explicit=35.0) == 35.0
+    assert model_size_b(SimpleNamespace(url="http://box:8080/v1")) is None
+
+
+@pytest.mark.parametrize("mode,tokens,size,expected", [
+    (ContextMode.AUTO, 8500, 1.5, ContextMode.FOCUSED),   # small model
+    (ContextMode.AUTO, 8500, 8.0, ContextMode.FULL),      # big model, fits
+    (ContextMode.AUTO, 15000, 35.0, ContextMode.FOCUSED),  # does not fit in 16k
+    (ContextMode.AUTO, 8500, None, ContextMode.FULL),     # unknown server model, fits
+    (ContextMode.FULL, 8500, 0.5, ContextMode.FULL),      # the setting wins
+    (ContextMode.FOCUSED, 100, 35.0, ContextMode.FOCUSED),
+])
+def test_context_mode_choice(mode, tokens, size, expected):
+    assert choose_mode(LLMSettings(context_mode=mode), tokens, size) is expected
+
+
+def test_evidence_for_a_turn_merges_utterance_then_previous_hits():
+    hits = {"now": [(5, 0.9), (6, 0.8), (7, 0.1)], "before": [(6, 0.7), (9, 0.6)]}
+    finder = EvidenceFinder(lambda q, k: hits[q][:k], k=4)
+    assert finder.for_turn("now", "before") == [5, 6, 7, 9]
+    assert finder.for_turn("now", "", extra=[12]) == [12, 5, 6, 7]
+
+
+def test_transcript_window_is_append_only_between_slides():
+    t = Transcript(window=4, slide_every=2)
+    seen = []
+    for i in range(12):
+        t.append(i, "S1", f"turn {i}")
+        seen.append([line.index for line in t.recent()])
+    assert all(4 <= len(w) <= 5 for w in seen[4:])
+    slides = sum(1 for a, b in zip(seen, seen[1:]) if b[0] != a[0])
+    assert slides == 4  # the start moves every second turn, not every turn
+    assert [line.index for line in t.recent(3)] == [9, 10, 11]
+
+
+CITE = Citation(60, 3, "We feed each page to Apache's PDFBox library.", (), "PDFBox library")
+
+
+@pytest.mark.parametrize("style,expected", [
+    (UtteranceStyle.FULL, "About the pdf parser, they use PDFBox, not Tika. You'll find this on "
+                          "page 3; search for 'PDFBox library' to confirm."),
+    (UtteranceStyle.PAGE_ONLY, "About the pdf parser, they use PDFBox, not Tika. You'll find "
+                               "this on page 3."),
+    (UtteranceStyle.OFF, "About the pdf parser, they use PDFBox, not Tika."),
+])
+def test_spoken_form_styles(style, expected):
+    assert assemble("The PDF parser", "They use PDFBox [S60], not Tika", CITE, style) == expected
+
+
+def test_text_is_cleaned_and_limited():
+    assert clean_text("It is 76% [S84] [12, 13] of them S84.") == "It is 76% of them ."
+    assert limit_words("One two three. Four five six seven.", 5) == "One two three."
+    assert limit_words("One two three four five six seven", 4) == "One two three four."
+
+
+def test_ids_are_validated_and_citations_resolve():
+    sentences = [Sentence(i, f"Sentence number {i} about PDFBox{i} parsing.", 1 + i // 2,
+                          ((1.0, 2.0, 3.0, 4.0),)) for i in range(4)]
+    doc = DocumentIndex(Path("x.pdf"), "0", "x", 2, sentences)
+    assert valid_sids(doc, [3, 3, 9, -1, "2", True, 1]) == (3, 1)
+    [c] = citations(doc, [3], doc.numbered_block().lower())
+    assert (c.sid, c.page, c.text, c.rects) == (3, 2, sentences[3].text, ((1.0, 2.0, 3.0, 4.0),))
+    assert c.keyword in sentences[3].text and "PDFBox3" in c.keyword
+
+
+def test_keyword_is_a_rare_verbatim_phrase():
+    doc = "the model uses the model. bidirectional lstm layers. the model again."
+    assert keyword("The model is a bidirectional LSTM.", doc) in ("bidirectional LSTM",
+                                                                 "bidirectional")
+
+
+def test_streamed_text_field_comes_out_piece_by_piece():
+    stream = TextFieldStream()
+    raw = '{"action": "answer", "text": "It is \\"37M\\" nodes.\\u00e9", "quote_sids": [2]}'
+    out = "".join(stream.feed(raw[i:i + 3]) for i in range(0, len(raw), 3))
+    assert out == 'It is "37M" nodes.\u00e9'
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Mm-hm.", True), ("Yeah.", True), ("Okay, cool.", True), ("Hmmm, right", True),
+    ("Yeah, that's a big number.", False), ("Right, Tika.", False), ("", False),
+    ("yeah yeah yeah yeah yeah", False),
+])
+def test_backchannels(text, expected):
+    assert is_backchannel(text) is expected
+
+
+def test_schemas_accept_good_replies_and_reject_bad_ones():
+    jsonschema.validate({"status": "missing_info", "claim": "x", "answer_sids": [1, 2]},
+                        schemas.MONITOR)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"status": "worried"}, schemas.MONITOR)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"status": "stale", "answer_sids": [1, 2, 3, 4]}, schemas.MONITOR)
+    assert "evidence" not in schemas.monitor_schema(False)["properties"]
+    jsonschema.validate({"resolved": [{"cid": 1, "by": "S2", "by_sids": [4]}]},
+                        schemas.SELF_REPAIR)
