@@ -78,7 +78,7 @@ def test_transcript_window_is_append_only_between_slides():
         t.append(i, "S1", f"turn {i}")
         seen.append([line.index for line in t.recent()])
     assert all(4 <= len(w) <= 5 for w in seen[4:])
-    slides = sum(1 for a, b in zip(seen, seen[1:]) if b[0] != a[0])
+    slides = sum(1 for a, b in zip(seen, seen[1:], strict=False) if b[0] != a[0])
     assert slides == 4  # the start moves every second turn, not every turn
     assert [line.index for line in t.recent(3)] == [9, 10, 11]
 
