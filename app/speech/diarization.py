@@ -171,6 +171,17 @@ class OnlineSpeakerClustering:
             self._sums[best] = self._sums[best] + embedding * weight
         return f"S{best + 1}"
 
+    def update(self, index: int, embedding: np.ndarray, score: float) -> None:
+        if score >= self.threshold + UPDATE_MARGIN:
+            self._sums[index] = self._sums[index] + embedding
+
+    def open(self, embedding_sum: np.ndarray) -> str:
+        if len(self._sums) >= self.max_speakers:
+            best, _ = self.nearest(embedding_sum / max(float(np.linalg.norm(embedding_sum)), 1e-8))
+            return f"S{best + 1}"
+        self._sums.append(embedding_sum)
+        return f"S{len(self._sums)}"
+
     def rename(self, speaker: str, name: str) -> None:
         if speaker not in self.speakers:
             raise KeyError(f"unknown speaker {speaker}")
@@ -251,12 +262,15 @@ class Diarizer:
 
     def _label(self, embs: np.ndarray) -> list[str]:
         # Centroids move only on confident matches, so a window that mixes two voices
-        # cannot drag a speaker towards the other one.
+        # cannot drag a speaker towards another one.
         labels = []
         for e in embs:
-            _, score = self.clusters.nearest(e)
-            confident = score >= self.clusters.threshold + UPDATE_MARGIN
-            labels.append(self.clusters.assign(e, update=confident))
+            best, score = self.clusters.nearest(e)
+            if best >= 0 and score >= self.clusters.threshold:
+                self.clusters.update(best, e, score)
+                labels.append(f"S{best + 1}")
+            else:
+                labels.append(self.clusters.open(e))
         return labels
 
     def _segments(
