@@ -87,6 +87,9 @@ class LedgerSettings:
     guard_min_token_share: float = 0.6
     # False reproduces the paper's ablation: no gate, no self-repair, speak when actionable.
     deference: bool = True
+    # Run the monitor only on turns a detector, a question, an attribution or an open claim
+    # makes worth checking. None: on in focused (small-model, CPU) mode, off in full mode.
+    screen_turns: bool | None = None
 
     @property
     def tau(self) -> int:

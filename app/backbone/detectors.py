@@ -107,6 +107,11 @@ def _roots(text: str) -> set[str]:
     return {t if t[0].isdigit() else t[:5] for t in content_tokens(text)}
 
 
+def attributes_to_document(text: str) -> bool:
+    """"They found ...", "the paper says ...": a claim about the document's content."""
+    return _ATTRIBUTION.search(text) is not None
+
+
 def _shared(a: str, b: str) -> set[str]:
     return _roots(a) & _roots(b)
 

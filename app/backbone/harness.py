@@ -15,12 +15,19 @@ from app.backbone import guard, monitor, prompts, schemas, self_repair
 from app.backbone.backchannel import is_backchannel
 from app.backbone.citations import citations, valid_sids
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
-from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
+from app.backbone.detectors import (
+    DocumentFacts,
+    Proposal,
+    attributes_to_document,
+    carried,
+    detect,
+)
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
+from app.backbone.text import is_question
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -92,6 +99,9 @@ class Backbone:
         found += [p for p in carried(self._proposals, turn.text) if p.key not in fresh]
         self._proposals = [p for p in found if p.detector != "open_question"]
         latency["retrieve"] = _ms(started)
+        skip = self._screened_out(turn.text, found, previous, open_before)
+        if skip:
+            return Decision(index, "silent", skip, latency_ms=latency)
         head = self._conversation(self.transcript.recent())
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
@@ -175,6 +185,24 @@ class Backbone:
             self.ledger.record_delivery(Delivery(index, -1, "missing", intervention.text, sids))
 
     # --- stages -------------------------------------------------------------------------
+
+    def _screened_out(self, text: str, found: Sequence[Proposal], previous: Sequence[str],
+                      open_before: Sequence[Claim]) -> str:
+        """On a CPU the monitor is the cost of a turn: skip it where nothing can be at
+        stake (no detector hit, no question now or just before, no attribution to the
+        document, no open claim). Returns the silent reason, or "" to run it."""
+        screen = self.settings.ledger.screen_turns
+        if screen is None:
+            screen = self.mode is ContextMode.FOCUSED
+        if not screen or found or open_before or self._asks_or_attributes(text):
+            return ""
+        if previous and is_question(previous[-1]):
+            return ""
+        return "monitor: skipped (screened: nothing to check)"
+
+    @staticmethod
+    def _asks_or_attributes(text: str) -> bool:
+        return is_question(text) or attributes_to_document(text)
 
     def _self_repair(
         self, index: int, open_before: Sequence[Claim], head: str, latency: dict[str, float]

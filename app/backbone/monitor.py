@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,8 @@ def parse(
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in ("not_in_paper", "on_progress", "off_document", "stale"):
         sids, predicted = (), ""
+    if status == "missing_info" and not claim:
+        claim = _question(utterance)  # the question asked is the point
     confirmed = next((p for p in proposals if p.status == status), None)
     if confirmed is None:
         return Verdict(status, claim, evidence, predicted, sids)
@@ -51,3 +54,8 @@ def parse(
 def _in_document(document: Any, value: str) -> bool:
     value = value.strip().lower()
     return bool(value) and any(value in s.text.lower() for s in document.sentences)
+
+
+def _question(utterance: str) -> str:
+    asked = [s for s in re.split(r"(?<=[.!?])\s+", utterance.strip()) if s.endswith("?")]
+    return (asked[-1] if asked else "")[:MAX_CLAIM_CHARS]

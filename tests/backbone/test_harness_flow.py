@@ -30,6 +30,7 @@ def document() -> DocumentIndex:
 
 
 def make(document, llm, mode=ContextMode.FOCUSED, **ledger) -> Backbone:
+    ledger.setdefault("screen_turns", False)
     settings = Settings(llm=LLMSettings(context_mode=mode),
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
@@ -204,3 +205,21 @@ def test_direct_skip_says_nothing(document):
     llm = ScriptedLLM([{"action": "skip", "text": "", "quote_sids": []}])
     iv = make(document, llm).answer_direct(turn(5, "never mind, scroll up"))
     assert iv.intent == "skip" and iv.text == ""
+
+
+def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
+    llm = ScriptedLLM([QUIET, QUIET])
+    bb = make(document, llm, screen_turns=None)  # auto: on in focused mode
+    quiet = bb.on_turn(turn(0, "Fair enough, that part was clear to me."))
+    assert quiet.action == "silent" and quiet.reason.startswith("monitor: skipped")
+    asked = bb.on_turn(turn(1, "How many unique paper nodes are left after deduplication?"))
+    assert asked.reason == "monitor: on_progress"
+    reply = bb.on_turn(turn(2, "No idea, honestly.", "S2"))  # the turn after a question
+    assert reply.reason == "monitor: on_progress"
+    assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_screening_is_off_in_full_mode(document):
+    llm = ScriptedLLM([QUIET])
+    bb = make(document, llm, mode=ContextMode.FULL, screen_turns=None)
+    assert bb.on_turn(turn(0, "Fair enough, that part was clear.")).reason == "monitor: on_progress"
