@@ -14,6 +14,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,10 +158,18 @@ class LlamaBackend:
 
     def _warm(self, s: _Session, system: str) -> None:
         prefix = self._prefix_tokens(s, system)
+        if len(prefix) >= s.n_ctx:
+            raise LLMError(
+                f"The document prefix needs {len(prefix)} tokens but the context holds "
+                f"{s.n_ctx}; raise the context size or shorten the document."
+            )
         self._switch_to(s, system, prefix)
         if not self._holds(s, prefix):
             s.llm.reset()
-            s.llm.eval(prefix)
+            try:
+                s.llm.eval(prefix)
+            except RuntimeError as exc:
+                raise LLMError(f"The language model failed to read the document: {exc}") from exc
         self._remember(s, system)
 
     def _grammar(self, s: _Session, schema: dict[str, Any] | None) -> Any:
@@ -222,7 +231,7 @@ class LlamaBackend:
         pieces: list[str] = []
         finish: str | None = None
         ttft: float | None = None
-        for chunk in stream:
+        for chunk in _guarded(stream, req.stage):
             choice = chunk["choices"][0]
             if choice["text"]:
                 if ttft is None:
@@ -232,6 +241,18 @@ class LlamaBackend:
                     on_delta(choice["text"])
             finish = choice.get("finish_reason") or finish
         return "".join(pieces), finish, sampled[0], ttft
+
+
+def _guarded(stream: Iterator[Any], stage: str) -> Iterator[Any]:
+    """llama.cpp failures inside generation become LLMError; callback errors pass as they are."""
+    while True:
+        try:
+            chunk = next(stream)
+        except StopIteration:
+            return
+        except (RuntimeError, ValueError) as exc:
+            raise LLMError(f"The language model failed during {stage}: {exc}") from exc
+        yield chunk
 
 
 def _snapshot(llm: Any) -> Any:

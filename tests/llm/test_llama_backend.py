@@ -95,6 +95,8 @@ def test_failures_leave_the_worker_alive(backend: LlamaBackend) -> None:
     with pytest.raises(LLMError) as caught:
         backend.complete(ask("x " * 1200))
     assert "context" in caught.value.user_message
+    with pytest.raises(LLMError):
+        backend.warm("x " * 1200)
 
     def explode(_: str) -> None:
         raise RuntimeError("display went away")
