@@ -192,7 +192,7 @@ def name_mismatch(
             right = min(others, key=lambda n: (facts.frequency(n), not _shaped(n)))
             wrong = absent[0]
             return [Proposal(
-                "name", "incorrect_info", f"the {wrong} named in the discussion", right,
+                "name", "incorrect_info", f"what the document names instead of {wrong}", right,
                 (sentence.sid,), key=f"name {wrong.lower()}",
                 note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
                 said=wrong,

@@ -22,6 +22,7 @@ from app.backbone.detectors import (
     carried,
     detect,
 )
+from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
 from app.backbone.retrieval import default_search
@@ -251,8 +252,10 @@ class Backbone:
         user = head + self._sentence_block(sids)
         user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
                                       claim.predicted_answer if claim.sids else "")
-        reply = self._call("generate", self.system, user, schemas.GENERATE,
-                     self.settings.llm.generate)
+        checked = self._value_checked(claim, sids)
+        reply = self._call("generate", self.system, user,
+                           schemas.generate_schema(allow_abstain=not checked),
+                           self.settings.llm.generate)
         latency["generate"] = reply.ms
         if reply.data is None:
             return self._rolled_back(index, claim, reply.error, latency)
@@ -260,6 +263,9 @@ class Backbone:
                                     self.settings.utterance)
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
+        if checked and not value_present(claim.predicted_answer, made.text, 1.0):
+            return self._rolled_back(index, claim, "generate: the document's value is missing "
+                                     "from the text", latency)
         said = self.ledger.already_delivered(intent, made.sids)
         if said is not None:
             claim.spoken_turn, claim.persistence = said.turn, 0
@@ -282,6 +288,14 @@ class Backbone:
             decided_turn=index, values=_values(made.text, claim.predicted_answer),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
+
+    def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
+        """The claim's value sits verbatim in a sentence the generation is given."""
+        value = claim.predicted_answer.strip().lower()
+        if not value or claim.status != "incorrect_info":
+            return False
+        return any(value in (self.document.get(s).text.lower()) for s in sids
+                   if self.document.get(s) is not None)
 
     def _rolled_back(
         self, index: int, claim: Claim, why: str, latency: dict[str, float]

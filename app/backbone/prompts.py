@@ -102,7 +102,7 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
         lines.append(f"sentences to use: {_sids(sids)}")
     if answer_hint:
         lines.append(f"document value: {answer_hint}")
-        lines.append("The sentences state the needed fact: answer, do not abstain.")
+        lines.append(f"The sentences state it: say that the document gives {answer_hint}.")
     return "\n".join(lines) + "\n"
 
 

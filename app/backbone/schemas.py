@@ -80,3 +80,12 @@ def monitor_schema(with_evidence: bool) -> dict[str, Any]:
         return MONITOR
     properties = {k: v for k, v in MONITOR["properties"].items() if k != "evidence"}
     return {**MONITOR, "properties": properties}
+
+
+def generate_schema(allow_abstain: bool) -> dict[str, Any]:
+    """When the claim's value was checked against a cited sentence deterministically, the
+    reply must speak (the harness still verifies text and citation before it is said)."""
+    if allow_abstain:
+        return GENERATE
+    action = {"type": "string", "enum": ["speak"]}
+    return {**GENERATE, "properties": {**GENERATE["properties"], "action": action}}

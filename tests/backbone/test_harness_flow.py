@@ -223,3 +223,14 @@ def test_screening_is_off_in_full_mode(document):
     llm = ScriptedLLM([QUIET])
     bb = make(document, llm, mode=ContextMode.FULL, screen_turns=None)
     assert bb.on_turn(turn(0, "Fair enough, that part was clear.")).reason == "monitor: on_progress"
+
+
+def test_checked_correction_must_carry_the_documents_value(document):
+    wrong_text = dict(SPEAK, text="They use a different parser.")
+    llm = ScriptedLLM([WRONG, WRONG, wrong_text])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "Apache Tika parses the pages."))
+    decision = bb.on_turn(turn(1, "Tika, yes."))
+    assert decision.action == "silent" and "value is missing" in decision.reason
+    # The value was verified in the cited sentence, so the reply could not abstain.
+    assert llm.requests[-1].schema["properties"]["action"]["enum"] == ["speak"]
