@@ -12,7 +12,7 @@ from app.document.model import Rect
 from app.document.segment import normalize
 
 _NUMERIC = re.compile(r"^[-−+±~≈<>]?\(?\d[\d.,]*\)?%?[*†‡]*$")
-_MAX_HEADER_ROWS = 3
+_MAX_HEADER_ROWS = 5
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,9 @@ def _visual_lines(words: list[tuple]) -> list[list[tuple]]:
 
 
 def _header_rows(lines: list[list[tuple]]) -> int:
-    """Leading lines with no number in them (at most three); at least the first line."""
+    """Leading lines without numbers (at most five) when the body has numbers; else one."""
+    if not any(_NUMERIC.match(w[4]) for line in lines for w in line):
+        return 1
     n = 0
     while n < min(_MAX_HEADER_ROWS, len(lines) - 1):
         if any(_NUMERIC.match(w[4]) for w in lines[n]):
