@@ -117,7 +117,8 @@ class LlamaBackend:
             session.evals.append(len(tokens))
             original_eval(tokens)
 
-        llm.eval = counting_eval  # type: ignore[method-assign]  # counts tokens actually evaluated, to report cache reuse
+        # Count the tokens each call really evaluates: that is how cache reuse is reported.
+        llm.eval = counting_eval  # type: ignore[method-assign]
         log.info("loaded %s (n_ctx=%d, template=%s)", self.model_path.name, session.n_ctx,
                  session.template.name)
         return session
