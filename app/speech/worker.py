@@ -41,7 +41,8 @@ class SpeechTuning:
     """Engineering knobs of the worker (the product parameters live in SpeechSettings)."""
 
     partial_interval: float = 1.0  # seconds of new audio between partial decodes
-    speculate_after: float = 0.2  # silence before the final decode starts
+    max_partial_lag: float = 0.3  # skip a partial when this far behind the microphone
+    speculate_after: float = 0.15  # silence before the final decode starts
     preroll: float = 0.2  # audio kept before the first voiced frame
     max_turn: float = 15.0  # a longer monologue is committed in pieces
     min_voiced: float = 0.25  # less voiced audio than this is never a turn
@@ -107,6 +108,7 @@ class SpeechWorker:
         self._turn_index = 0
         self._pending_text_wake = False
         self._context = ""  # recent committed text, the decoding prompt
+        self._started_wall: float | None = None
         self._frame_carry = np.zeros(0, np.float32)
         self._carry_sample = 0
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
@@ -168,6 +170,7 @@ class SpeechWorker:
         while not self._stop.is_set():
             try:
                 self.source.start()
+                self._started_wall = self.clock.now() - self.segmenter.time
                 self._emit(DeviceStatus("running", "", self.segmenter.time))
                 return True
             except AudioDeviceError as exc:
@@ -297,6 +300,8 @@ class SpeechWorker:
             return
         if now - turn.last_partial < self.tuning.partial_interval:
             return
+        if self._lag(now) > self.tuning.max_partial_lag:
+            return  # behind the microphone: partials wait, the turn end must not
         turn.last_partial = now
         words, _ = self._decode(turn)
         turn.agreement.insert(words)
@@ -304,6 +309,12 @@ class SpeechWorker:
         if text:
             speaker = self.diarizer.identify(turn.samples()[-int(1.5 * RATE) :])
             self._emit(PartialTranscript(speaker, text, turn.start, now))
+
+    def _lag(self, audio_time: float) -> float:
+        """How far processing trails capture (live or real-time sources; < 0 when fast)."""
+        if self._started_wall is None:
+            return 0.0
+        return (self.clock.now() - self._started_wall) - audio_time
 
     def _commit(self, turn: _OpenTurn, step: TurnStep) -> None:
         if turn.voiced < self.tuning.min_voiced:
