@@ -329,9 +329,14 @@ do_whisper() {
 }
 
 do_app() {
-  local spec=$SOURCE
-  [[ $MODE == gpu && -d "$SOURCE" ]] && spec="$SOURCE[gpu]"
-  run "$(VPY)" -m pip install "$spec"
+  if [[ -d "$SOURCE" ]]; then
+    # Editable: the app reads resources/ (icons, earcons, demo) from the checkout.
+    local extras=""
+    [[ $MODE == gpu ]] && extras="[gpu]"
+    run "$(VPY)" -m pip install -e "$SOURCE$extras"
+  else
+    run "$(VPY)" -m pip install "$SOURCE"
+  fi
 }
 
 models_key() { if [[ $MODELS == embedded ]]; then echo embedded; else echo "pull $PULL_MODELS"; fi; }

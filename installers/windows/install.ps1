@@ -238,8 +238,12 @@ function Do-Whisper {
 }
 
 function Do-App {
-  $spec = if ($Mode -eq "gpu" -and (Test-Path $Source -PathType Container)) { "$Source[gpu]" } else { $Source }
-  Run $VPy @("-m", "pip", "install", $spec)
+  if (Test-Path $Source -PathType Container) {
+    # Editable: the app reads resources\ (icons, earcons, demo) from the checkout.
+    $spec = if ($Mode -eq "gpu") { "$Source[gpu]" } else { $Source }
+    Run $VPy @("-m", "pip", "install", "-e", $spec)
+  }
+  else { Run $VPy @("-m", "pip", "install", $Source) }
 }
 
 function Do-Models {
