@@ -173,7 +173,6 @@ class WhisperTranscriber:
             language="en",
             beam_size=1,
             word_timestamps=True,
-            without_timestamps=True,  # one encoder pass per call; words still get times
             condition_on_previous_text=False,
             initial_prompt=prompt[-200:] or None,
             vad_filter=False,

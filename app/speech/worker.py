@@ -63,6 +63,17 @@ class _OpenTurn:
     spec_words: list[Word] | None = None
     spec_embedding: TurnEmbedding | None = None
     spec_until: float = 0.0
+    voiced_spans: list[list[float]] = field(default_factory=list)
+
+    def mark_voiced(self, start: float, end: float) -> None:
+        if self.voiced_spans and start - self.voiced_spans[-1][1] < 0.05:
+            self.voiced_spans[-1][1] = end
+        else:
+            self.voiced_spans.append([start, end])
+
+    def heard(self, word: Word, slack: float = 0.25) -> bool:
+        """Did the VAD hear voice around this word? Words in silence are invented."""
+        return any(a - slack <= word.end and word.start <= b + slack for a, b in self.voiced_spans)
 
     def samples(self) -> np.ndarray:
         return np.concatenate(self.audio) if self.audio else np.zeros(0, np.float32)
@@ -228,6 +239,8 @@ class SpeechWorker:
             return
         turn.audio.append(frame)
         if voiced:
+            end = turn.start + sum(f.size for f in turn.audio) / RATE
+            turn.mark_voiced(end - dur, end)
             turn.voiced += dur
             turn.voiced_clean += 0.0 if self_voice else dur
 
@@ -267,6 +280,7 @@ class SpeechWorker:
             start = step.start - sum(f.size for f in self._preroll) / RATE
             self._turn = _OpenTurn(max(0.0, start), audio=list(self._preroll))
             self._turn.voiced = step.end - step.start
+            self._turn.mark_voiced(step.start, step.end)
             self._turn.last_partial = step.end
             self._preroll = []
         elif self._turn is None:
@@ -281,11 +295,14 @@ class SpeechWorker:
 
     def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray]:
         # Whisper pads every call to 30 s, so re-reading the whole turn costs the same as
-        # a tail and keeps the words' context (max_turn bounds it).
-        # The prompt is what came before this turn: prompting with the turn's own words
-        # makes Whisper skip them.
+        # a tail and keeps the words' context (max_turn bounds it). Trailing silence is
+        # cut to 0.2 s: Whisper fills longer silence with stock phrases. The prompt is
+        # what came before this turn: prompting with the turn's own words skips them.
         audio = turn.samples()
-        return self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced), audio
+        if turn.voiced_spans:
+            audio = audio[: int((turn.voiced_spans[-1][1] + 0.2 - turn.start) * RATE)]
+        words = self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced)
+        return [w for w in words if turn.heard(w)], audio
 
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
         words, audio = self._decode(turn)
