@@ -62,6 +62,13 @@ def _printer(worker: Any, partials: bool) -> Any:
 def listen(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _print_devices()
+    try:
+        return _listen(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _listen(args: argparse.Namespace) -> int:
     from app.settings import SpeechSettings
     from app.speech.audio import AudioError, FileSource, MicrophoneSource, resolve_device
     from app.speech.weights import SpeechModelMissingError
@@ -83,9 +90,12 @@ def listen(args: argparse.Namespace) -> int:
     except (AudioError, SpeechModelMissingError) as exc:
         print(exc.user_message, file=sys.stderr)
         return 1
+    except (OSError, RuntimeError, ValueError) as exc:  # a model file that will not load
+        print(f"The speech models could not be loaded: {exc}", file=sys.stderr)
+        return 1
     worker.subscribe(_printer(worker, bool(args.partials)))
     try:
         worker.run()
-    except KeyboardInterrupt:
+    finally:
         worker.stop()
     return 0

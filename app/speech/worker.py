@@ -46,7 +46,6 @@ class SpeechTuning:
     preroll: float = 0.2  # audio kept before the first voiced frame
     max_turn: float = 15.0  # a longer monologue is committed in pieces
     min_voiced: float = 0.25  # less voiced audio than this is never a turn
-    self_voice_min_share: float = 0.3  # a turn during playback needs this much clean voice
     device_retry: float = 1.0
     read_timeout: float = 0.1
     partials: bool = True
@@ -58,11 +57,9 @@ class _OpenTurn:
     audio: list[np.ndarray] = field(default_factory=list)
     agreement: LocalAgreement = field(default_factory=LocalAgreement)
     voiced: float = 0.0
-    voiced_clean: float = 0.0  # voiced frames captured while the agent was silent
     last_partial: float = 0.0
     spec_words: list[Word] | None = None
     spec_embedding: TurnEmbedding | None = None
-    spec_until: float = 0.0
     voiced_spans: list[list[float]] = field(default_factory=list)
 
     def mark_voiced(self, start: float, end: float) -> None:
@@ -172,7 +169,11 @@ class SpeechWorker:
                 self._steps(self.tracker.tick(self.clock.now()))
                 continue
             busy = self.clock.now()
-            self._on_block(block)
+            try:
+                self._on_block(block)
+            except Exception as exc:  # a bad block or model hiccup must not end listening
+                log.exception("speech frame processing failed")
+                self._emit(SpeechError("frame", str(exc), block.time))
             self.stats["busy_seconds"] += self.clock.now() - busy
         self._steps(self.tracker.flush())
         self._emit(DeviceStatus("stopped", "", self.segmenter.time))
@@ -223,14 +224,14 @@ class SpeechWorker:
             self._emit(self.segmenter.last_level)
         voiced = prob >= self.settings.vad_threshold
         self._feed_wake(frame, sample)
-        self._collect(frame, voiced, self_voice, dur)
+        self._collect(frame, voiced, dur)
         self._steps(self.tracker.update(t0, t0 + dur, voiced, self.clock.now()))
         self._maybe_partial(t0 + dur)
         if self._turn is not None and t0 + dur - self._turn.start >= self.tuning.max_turn:
             self._steps(self.tracker.flush())  # commit a monologue in pieces
         self.stats["frames"] += 1
 
-    def _collect(self, frame: np.ndarray, voiced: bool, self_voice: bool, dur: float) -> None:
+    def _collect(self, frame: np.ndarray, voiced: bool, dur: float) -> None:
         turn = self._turn
         if turn is None:
             self._preroll.append(frame)
@@ -242,7 +243,6 @@ class SpeechWorker:
             end = turn.start + sum(f.size for f in turn.audio) / RATE
             turn.mark_voiced(end - dur, end)
             turn.voiced += dur
-            turn.voiced_clean += 0.0 if self_voice else dur
 
     def _feed_wake(self, frame: np.ndarray, sample: int) -> None:
         if self.wake is None:
@@ -307,7 +307,6 @@ class SpeechWorker:
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
         words, audio = self._decode(turn)
         turn.spec_words = words
-        turn.spec_until = turn.start + audio.size / RATE
         speech = audio[: int((step.end - turn.start) * RATE)]
         turn.spec_embedding = self.diarizer.embed(speech) if speech.size else None
 
