@@ -184,3 +184,14 @@ def test_worker_survives_a_device_loss() -> None:
         worker.stop()
     assert statuses[0] == "running" and "lost" in statuses and statuses[-1] == "stopped"
     assert statuses.count("running") >= 2
+
+
+def test_speaker_sink_plays_and_stops() -> None:
+    from app.speech.audio import SpeakerSink
+
+    _portaudio()
+    sink = SpeakerSink(sample_rate=24000)
+    sink.write(tone(24000, 0.1))  # blocking write of 100 ms
+    sink.stop()
+    with pytest.raises(DeviceLostError):
+        sink.write(tone(24000, 0.02))
