@@ -53,6 +53,10 @@ TURNS = [
     "C: Let's check the numbers on the relations.",
     "A: Did they evaluate the entity linking?\nB: Yes, on a hand-labelled sample.\n"
     "C: What was the precision?",
+    "A: The citation contexts come from the full text.\nB: Only from abstracts, I think.\n"
+    "C: Which is it?",
+    "A: So who maintains the graph?\nB: The Allen Institute, I believe.\n"
+    "C: Is the data public?",
 ]
 
 
@@ -133,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         backend.warm(system)
     warm_s = time.perf_counter() - t0
     for i in range(args.cached):
-        rows.append(row("cached", i, backend.complete(request(system, i + 1))))
+        # Turns not seen before: only the user part may be evaluated, never a full hit.
+        rows.append(row("cached", i, backend.complete(request(system, args.uncached + i))))
         print(rows[-1], flush=True)
     backend.close()
 
