@@ -43,8 +43,8 @@ from app.events import (
 from app.settings import ContextMode, Settings
 
 DELIVERED = frozenset({"started", "finished", "stopped"})
-MONITOR_SENTENCES = 4  # retrieved sentences shown to the monitor (detector hits come first)
-MAX_SENTENCE_WORDS = 60  # long table rows and run-ons are cut in focused prompts
+MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
+MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 
 
 class Backbone:
@@ -263,7 +263,8 @@ class Backbone:
                                     self.settings.utterance)
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
-        if checked and not value_present(claim.predicted_answer, made.text, 1.0):
+        share = self.settings.ledger.guard_min_token_share
+        if checked and not value_present(claim.predicted_answer, made.text, share):
             return self._rolled_back(index, claim, "generate: the document's value is missing "
                                      "from the text", latency)
         said = self.ledger.already_delivered(intent, made.sids)
