@@ -17,6 +17,11 @@
 # JARVIS_GPU_CHECK_CPU=1 runs the same steps with a CPU llama-cpp-python (no build), and
 # JARVIS_GPU_LLM_ARGS passes options to gpu_llm.py (e.g. "--doc-tokens 300"): for tests.
 # Writes gpu_check.json (and gpu_llm.json, build logs) to $OUT (default ./gpu_check_out).
+#
+# With the device tool, after --prepare here (about 14 MB in .gpu-carry/, an ignored path):
+#   run  command="bash benchmarks/gpu_check.sh"  carry=[".gpu-carry"]  timeout_s=600
+# Expected cost: machine start 1-2 min; the CUDA build of llama.cpp for one architecture is
+# the long part (144 CUDA files; estimated 5-8 min on 16 cores); the benchmark under 1 min.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CARRY=${JARVIS_GPU_CARRY:-.gpu-carry}
