@@ -89,7 +89,7 @@ class SpeechWorker:
         reference: SelfVoiceReference | None = None,
         clock: Clock | None = None,
         tuning: SpeechTuning | None = None,
-        clock_origin: float = 0.0,
+        clock_origin: float | None = None,
     ) -> None:
         from app.speech.asr import WhisperTranscriber
 
@@ -102,7 +102,9 @@ class SpeechWorker:
         self.wake = wake
         self.vad = vad or SileroVad()
         self.reference = reference
-        self.clock_origin = clock_origin  # capture clock time of audio time 0
+        # Clock time of audio time 0, to match the player's on_played times; by default
+        # the clock reading when capture started.
+        self.clock_origin = clock_origin
         self._aec: EchoCanceller | None = None
         self.segmenter = VadSegmenter(self.settings)
         s = self.settings
@@ -211,7 +213,10 @@ class SpeechWorker:
         t0, dur = sample / RATE, frame.size / RATE
         self_voice = False
         if self.reference is not None and self.reference.ever_played:
-            at = self.clock_origin + t0
+            origin = self.clock_origin
+            if origin is None:
+                origin = self._started_wall or 0.0
+            at = origin + t0
             self_voice = self.reference.playing(at, at + dur)
             if self._aec is None:
                 self._aec = EchoCanceller()

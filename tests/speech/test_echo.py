@@ -115,7 +115,7 @@ def test_agent_is_not_transcribed_while_participant_is() -> None:
     reference = SelfVoiceReference()
     for i in range(0, agent.size, 480):  # what the player reports, 30 ms at a time
         reference.on_played(agent[i : i + 480], R, agent_at + i / R)
-    worker = SpeechWorker(ArraySource(mic), reference=reference)
+    worker = SpeechWorker(ArraySource(mic), reference=reference, clock_origin=0.0)
     turns: list[Turn] = []
     vad_events: list[VadEvent] = []
     worker.subscribe(lambda e: turns.append(e) if isinstance(e, Turn) else None)
