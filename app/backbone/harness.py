@@ -191,11 +191,13 @@ class Backbone:
                       open_before: Sequence[Claim]) -> str:
         """On a CPU the monitor is the cost of a turn: skip it where nothing can be at
         stake (no detector hit, no question now or just before, no attribution to the
-        document, no open claim). Returns the silent reason, or "" to run it."""
+        document, no open claim grounded in a sentence). Returns the silent reason, or ""
+        to run it."""
         screen = self.settings.ledger.screen_turns
         if screen is None:
             screen = self.mode is ContextMode.FOCUSED
-        if not screen or found or open_before or self._asks_or_attributes(text):
+        grounded_open = any(c.sids for c in open_before)
+        if not screen or found or grounded_open or self._asks_or_attributes(text):
             return ""
         if previous and is_question(previous[-1]):
             return ""
