@@ -78,9 +78,8 @@ def assert_resolvable(document, intervention):
         assert cite.keyword and cite.keyword in sentence.text
 
 
-@pytest.mark.parametrize("mode", [ContextMode.FOCUSED, ContextMode.FULL])
-def test_four_stages_give_schema_valid_grounded_output(document, backend, mode):
-    bb, llm = make(document, backend, mode)
+def test_four_stages_give_schema_valid_grounded_output(document, backend):
+    bb, llm = make(document, backend, ContextMode.FOCUSED)
     script = [
         ("Ken", "Remember they only put planted roofs on twelve buildings, so it is a small "
                 "sample."),
@@ -99,8 +98,25 @@ def test_four_stages_give_schema_valid_grounded_output(document, backend, mode):
     spoken = [d.intervention for d in decisions if d.intervention is not None]
     for intervention in [*spoken, answer]:
         assert_resolvable(document, intervention)
+    check_direct(bb, answer)
+
+
+def test_full_mode_monitor_and_direct_answer_over_the_whole_document(document, backend):
+    bb, llm = make(document, backend, ContextMode.FULL)
+    assert document.numbered_block() in bb.system
+    decision = bb.on_turn(Turn("Ken", "They put planted roofs on twelve buildings, right?",
+                               0.0, 3.0, False, 0))
+    answer = bb.answer_direct(Turn("Alex", "How long did the pilot run?", 4.0, 6.0, True, 1))
+    assert decision.reason
+    for stage, data in llm.replies:
+        jsonschema.validate(data, SCHEMAS[stage])
+    assert_resolvable(document, answer)
+    check_direct(bb, answer)
+
+
+def check_direct(bb, answer):
     if answer.intent == "answer":
-        assert answer.citations and "page 2" in answer.text
+        assert answer.citations and "You'll find this on page" in answer.text
     else:
         assert answer.text in ("", bb.settings.utterance.abstain_text)
 
