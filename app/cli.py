@@ -13,6 +13,7 @@ import logging
 import sys
 
 from app import __version__
+from app.frozen import prepare_runtime
 
 # Modules that contribute subcommands; a missing one is skipped so a partial install
 # still offers what it has.
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prepare_runtime()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
