@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from app.events import AgentState
+from app.paths import resources_dir
 from app.pipeline import live
 from app.pipeline.clocks import AudioFollowingClock
 from app.pipeline.pipeline import Pipeline
@@ -26,7 +27,7 @@ from app.settings import FloorMode, Settings
 
 log = logging.getLogger(__name__)
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "resources" / "demo"
+DEMO_DIR = resources_dir() / "demo"
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,12 @@ from enum import Enum
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
-
-APP_NAME = "jarvis-room"
+from app.paths import data_dir
 
 
 def sessions_dir() -> Path:
     """Where session records live: ``$JARVIS_DATA_DIR/sessions`` or the user data dir."""
-    base = os.environ.get("JARVIS_DATA_DIR") or platformdirs.user_data_dir(APP_NAME)
-    return Path(base) / "sessions"
+    return data_dir() / "sessions"
 
 
 def to_plain(value: Any) -> Any:

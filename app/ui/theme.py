@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from app.events import AgentState
+from app.paths import resources_dir
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+RESOURCES = resources_dir()
 ICONS = RESOURCES / "icons"
 
 STATE_COLORS: dict[AgentState, str] = {
