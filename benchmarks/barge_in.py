@@ -3,7 +3,8 @@
 A real synthesized answer plays through the player into a simulated room: the agent's
 audio reaches the mic with delay and gain (two reflections), a recorded participant
 starts at a random offset, and the mic goes through the speech path of the app
-(AEC3 against the played blocks, Silero VAD, the VAD segmenter) into the floor FSM,
+(AEC3 against the played blocks, Silero VAD, the VAD segmenter; while the agent
+plays, the double-talk detector's near-end voice instead of the AEC3 output) into the floor FSM,
 whose Stop goes back to the player. Everything runs in lockstep on audio time.
 
 Trials: full interruptions (≥ 2.5 s of real speech), short interjections (≤ 0.8 s of
@@ -168,8 +169,11 @@ class Trial:
         at, dur = n0 / RATE, FRAME / RATE
         mic = self.room.mic(n0, self.sink.t, self.clip, self.offset)
         self_voice = self.reference.playing(at, at + dur)
-        clean = self.room.aec.process(mic, self.reference.reference(at, FRAME))
+        ref = self.reference.reference(at, FRAME)
+        clean = self.room.aec.process(mic, ref)
         prob = self.room.vad(clean)
+        if self_voice and self.room.near_end is not None:
+            prob = self.room.near_end(mic, ref, dur)  # the worker's double-talk path
         for event in self.segmenter.update(dur, prob, rms(clean), self_voice):
             for c in self.fsm.on_vad(event, event.time):
                 if isinstance(c, Stop) and self.decision is None:
@@ -183,13 +187,16 @@ class Room:
     agent16: np.ndarray  # what the player plays, at 16 kHz
     speech: SpeechSettings
     seed: int
+    double_talk: bool = True
 
     def __post_init__(self) -> None:
+        from app.speech.doubletalk import NearEndVoice
         from app.speech.echo import EchoCanceller
         from app.speech.vad import SileroVad
 
         self.aec = EchoCanceller()
         self.vad = SileroVad()
+        self.near_end = NearEndVoice() if self.double_talk else None
         self.rng = np.random.default_rng(self.seed)
 
     def mic(self, n0: int, played: float, clip: Clip | None, offset: float) -> np.ndarray:
@@ -297,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engine", default="kokoro", choices=["kokoro", "piper"])
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--fast", type=float, default=0.3, help="sustained window of the faster rule")
+    ap.add_argument(
+        "--without-double-talk",
+        action="store_true",
+        help="add a row with the VAD on the AEC3 output alone (no double-talk detector)",
+    )
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "barge_in.json")
     args = ap.parse_args(argv)
     if not args.audio.exists():
@@ -311,11 +323,15 @@ def main(argv: list[str] | None = None) -> int:
     length = agent16.size / RATE
     trials = plan(args.trials, long_clips, short_clips, length, args.seed)
     rows = []
-    for name, window in (
-        ("paper: 0.5 s sustained", 0.5),
-        (f"faster: {args.fast} s sustained", args.fast),
-    ):
-        room = Room(engine, agent16, replace(SpeechSettings(), sustained_speech=window), args.seed)
+    variants = [
+        ("paper: 0.5 s sustained", 0.5, True),
+        (f"faster: {args.fast} s sustained", args.fast, True),
+    ]
+    if args.without_double_talk:
+        variants.insert(0, ("AEC3 output only, 0.5 s", 0.5, False))
+    for name, window, double_talk in variants:
+        speech = replace(SpeechSettings(), sustained_speech=window)
+        room = Room(engine, agent16, speech, args.seed, double_talk)
         rows.append(run_rule(name, room, trials))
     print(
         f"answer: {length:.1f} s by {engine.name}; clips: {len(long_clips)} long, "

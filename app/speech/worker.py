@@ -1,6 +1,7 @@
 """SpeechWorker: one thread from audio blocks to typed speech events.
 
-Per 32 ms frame: echo cancellation against the agent's playback, Silero VAD, the VAD
+Per 32 ms frame: echo cancellation against the agent's playback (while it plays, the
+voicing comes from the double-talk detector on the raw mic), Silero VAD, the VAD
 segmenter (onset / sustained / short and long silence, input level), the wake-word model,
 and the turn tracker. A turn is decoded for partials while it grows, speculatively once
 its silence begins, and committed (words, speaker, wake binding) when the silence reaches
@@ -24,6 +25,7 @@ from app.settings import SpeechSettings
 from app.speech.asr import LocalAgreement, Word, join_words
 from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
 from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding
+from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
@@ -106,6 +108,7 @@ class SpeechWorker:
         # the clock reading when capture started.
         self.clock_origin = clock_origin
         self._aec: EchoCanceller | None = None
+        self._near_end: NearEndVoice | None = None
         self.segmenter = VadSegmenter(self.settings)
         s = self.settings
         self.tracker = TurnTracker(s.turn_end_silence, s.turn_watchdog, self.tuning.speculate_after)
@@ -212,6 +215,7 @@ class SpeechWorker:
     def _on_frame(self, frame: np.ndarray, sample: int) -> None:
         t0, dur = sample / RATE, frame.size / RATE
         self_voice = False
+        near: float | None = None
         if self.reference is not None and self.reference.ever_played:
             origin = self.clock_origin
             if origin is None:
@@ -220,8 +224,16 @@ class SpeechWorker:
             self_voice = self.reference.playing(at, at + dur)
             if self._aec is None:
                 self._aec = EchoCanceller()
-            frame = self._aec.process(frame, self.reference.reference(at, frame.size))
+                self._near_end = NearEndVoice()
+            ref = self.reference.reference(at, frame.size)
+            raw, frame = frame, self._aec.process(frame, ref)
+            if self_voice and self._near_end is not None:
+                # AEC3 suppresses a participant who talks over the agent; while it
+                # plays, voicing comes from the double-talk detector instead.
+                near = self._near_end(raw, ref, dur)
         prob = self.vad(frame)
+        if near is not None:
+            prob = near
         level = rms(frame)
         for event in self.segmenter.update(dur, prob, level, self_voice):
             self._emit(event)
