@@ -1,0 +1,136 @@
+"""Online diarization error rate on real recordings, through the SpeechWorker's turns.
+
+    python benchmarks/speech_diarization.py [--files sample,ami_tst00,...] [--asr vad|whisper]
+        [--out benchmarks/results/speech_diarization.json]
+
+Each file is replayed as fast as possible through the SpeechWorker (Silero VAD, turn
+tracker, online diarization); the speaker segments it emits are scored against the RTTM
+with pyannote.metrics (no collar and 0.25 s collar, overlap counted). With ``--asr vad``
+(the default) every voiced stretch stands for a word, so the score isolates diarization
+from Whisper's dropped turns and the run takes seconds; ``--asr whisper`` uses the real
+transcriber, as the product does. ``diar_s`` is the time spent inside the diarizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.speech.asr import Word  # noqa: E402
+from app.speech.diarization import Diarizer, SpeakerSegment  # noqa: E402
+from tests.speech.scoring import der, read_rttm  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "audio_diarization"
+FILES = {
+    "sample": ("pyannote_sample/sample.wav", "pyannote_sample/sample.rttm", None),
+    "ami_ES2004a": ("ami_ES2004a_mixture/mixture.wav", "ami_ES2004a_mixture/mixture.rttm", None),
+    "ami_tst00": ("ami_debug/tst00.wav", "ami_debug/debug.test.rttm", "tst00"),
+    "ami_tst01": ("ami_debug/tst01.wav", "ami_debug/debug.test.rttm", "tst01"),
+    "ami_dev00": ("ami_debug/dev00.wav", "ami_debug/debug.development.rttm", "dev00"),
+}
+
+
+class VoicedWords:
+    """A transcriber that hears one word per 0.5 s of audio: turns never go missing."""
+
+    def transcribe(
+        self, audio: np.ndarray, offset: float, prompt: str = "", voiced_seconds: float = 99.0
+    ) -> list[Word]:
+        n = max(1, int(audio.size / 8000))
+        step = audio.size / 16000 / n
+        return [Word(offset + i * step, offset + (i + 1) * step, f"w{i}") for i in range(n)]
+
+
+class TimedDiarizer(Diarizer):
+    seconds = 0.0
+
+    def embed(self, audio: np.ndarray) -> Any:
+        t = time.perf_counter()
+        try:
+            return super().embed(audio)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+    def label(self, emb: Any, start: float) -> Any:
+        t = time.perf_counter()
+        try:
+            return super().label(emb, start)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+
+def reference(name: str) -> list[tuple[str, float, float]]:
+    _, rttm, uri = FILES[name]
+    rows = read_rttm(DATA / rttm)
+    if uri is None:
+        return rows
+    keep = {
+        (ln.split()[7], float(ln.split()[3]))
+        for ln in (DATA / rttm).read_text().splitlines()
+        if ln.split()[1] == uri
+    }
+    return [r for r in rows if (r[0], r[1]) in keep]
+
+
+def run(name: str, asr: str) -> dict[str, float | str | int]:
+    from app.settings import SpeechSettings
+    from app.speech.audio import FileSource
+    from app.speech.worker import SpeechTuning, SpeechWorker
+
+    settings = SpeechSettings()
+    source = FileSource(DATA / FILES[name][0])
+    diarizer = TimedDiarizer(threshold=settings.speaker_match_cosine)
+    transcriber = VoicedWords() if asr == "vad" else None
+    worker = SpeechWorker(
+        source, settings, transcriber=transcriber, diarizer=diarizer,
+        tuning=SpeechTuning(partials=False),
+    )  # fmt: skip
+    segments: list[SpeakerSegment] = []
+    worker.subscribe(lambda e: segments.append(e) if isinstance(e, SpeakerSegment) else None)
+    wall = time.perf_counter()
+    worker.run()
+    wall = time.perf_counter() - wall
+    ref = reference(name)
+    duration = source.duration
+    return {
+        "file": name,
+        "seconds": round(duration, 1),
+        "ref_speakers": len({r[0] for r in ref}),
+        "hyp_speakers": len({s.speaker for s in segments}),
+        "der": der(ref, segments, uem=(0.0, duration)),
+        "der_collar": der(ref, segments, collar=0.25, uem=(0.0, duration)),
+        "diar_s": diarizer.seconds,
+        "wall_s": wall,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", default=",".join(FILES))
+    parser.add_argument("--asr", choices=("vad", "whisper"), default="vad")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/speech_diarization.json"))
+    args = parser.parse_args()
+    rows = [run(name, args.asr) for name in args.files.split(",")]
+    cols = ["file", "seconds", "ref_speakers", "hyp_speakers", "der", "der_collar", "diar_s"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for row in rows:
+        cells = [f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in cols]
+        print("| " + " | ".join(cells) + " |")
+    print(f"mean DER {np.mean([float(r['der']) for r in rows]):.3f}  (asr={args.asr})")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"asr": args.asr, "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
