@@ -37,6 +37,9 @@ class Recording:
     def close(self):
         self.backend.close()
 
+    def __getattr__(self, name):  # model_path and the like come from the real backend
+        return getattr(self.backend, name)
+
 
 @pytest.fixture(scope="module")
 def backend():
