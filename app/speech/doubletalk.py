@@ -28,10 +28,11 @@ class DoubleTalkSettings:
     step: float = 0.5  # NLMS step
     regularization: float = 1e-6  # per sample, keeps quiet bins from taking big steps
     smoothing: float = 0.9  # reference power average per bin
-    warmup_seconds: float = 1.5  # agent speech heard before the detector may fire
+    warmup_seconds: float = 3.0  # agent speech heard before the detector may fire (AEC warm-up)
     residual_margin_db: float = 10.0  # near-end: the rest is this far above the usual residual
     max_ratio_db: float = 6.0  # ...and at most this far below the estimated echo
     erle_smoothing: float = 0.95  # per frame
+    strong_echo_db: float = 20.0  # the usual ratio is learned where the echo is this loud
     erle_cap_db: float = 30.0  # frames of pure echo count at most this much
     reference_floor: float = 1e-4  # reference RMS below this is silence
     noise_margin_db: float = 10.0  # near-end: the rest is this far above the noise floor
@@ -54,10 +55,12 @@ class DoubleTalkDetector:
         self._rest = np.zeros(0)
         self._playing = False
         self.learned_seconds = 0.0
+        self._erle_seen = False
         self.erle_db = 0.0  # usual echo-over-residual ratio while only the agent talks
         self.ratio_db = 0.0  # last frame: estimated echo over what is left
         self.rest_db = 0.0  # last frame: energy left after removing the echo
         self.mic_db = 0.0
+        self.echo_db = 0.0
         self.noise_db: float | None = None  # floor of that energy (the room's noise)
         self.residual = np.zeros(0, np.float32)  # last frame with the estimated echo removed
         self.near_end = False
@@ -105,6 +108,7 @@ class DoubleTalkDetector:
         e_echo, e_rest = float(np.mean(echo**2)), float(np.mean(rest**2))
         self.ratio_db = float(10.0 * np.log10((e_echo + _EPS) / (e_rest + _EPS)))
         self.rest_db = float(10.0 * np.log10(e_rest + _EPS))
+        self.echo_db = float(10.0 * np.log10(e_echo + _EPS))
         self.mic_db = float(10.0 * np.log10(float(np.mean(mic**2)) + _EPS))
         rise = self.settings.noise_rise_db
         floor = self.rest_db if self.noise_db is None else self.noise_db + rise
@@ -117,7 +121,8 @@ class DoubleTalkDetector:
         self.near_end = self.ready and voiced and self._unexplained()
         if self._playing and not self.near_end:
             self._adapt(self._x, self._rest)
-            self._track_erle()
+            if self.echo_db >= (self.noise_db or 0.0) + self.settings.strong_echo_db:
+                self._track_erle()
             self.learned_seconds += frame_seconds
         return self.near_end
 
@@ -131,7 +136,8 @@ class DoubleTalkDetector:
         return bool(above_noise and heard and unexplained)
 
     def _track_erle(self) -> None:
-        """The usual echo-over-residual ratio (a slow average) while only the agent talks."""
+        """The usual echo-over-residual ratio (a slow average) while the agent talks loudly
+        (in its pauses the ratio says nothing about the filter)."""
         a = self.settings.erle_smoothing
         self.erle_db = a * self.erle_db + (1 - a) * min(self.ratio_db, self.settings.erle_cap_db)
 
