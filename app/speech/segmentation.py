@@ -22,6 +22,7 @@ RATE = 16000
 FRAME_STEP = 270 / RATE  # 0.016875 s: three max-pools of 3 on a stride-10 sinc conv
 FRAME_DURATION = 991 / RATE  # receptive field of one output frame
 LOCAL_SPEAKERS = 3
+MIN_SAMPLES = RATE // 2
 # Powerset classes in pyannote's order: nobody, each speaker alone, each pair.
 POWERSET: tuple[tuple[int, ...], ...] = tuple(
     combo for k in range(3) for combo in itertools.combinations(range(LOCAL_SPEAKERS), k)
@@ -160,11 +161,12 @@ class Segmenter:
         import torch
 
         x = np.ascontiguousarray(audio, dtype=np.float32)
-        if x.size < FRAME_DURATION * RATE:
-            x = np.pad(x, (0, int(FRAME_DURATION * RATE) - x.size + 1))
+        keep = max(1, frames_for(x.size / RATE))
+        if x.size < MIN_SAMPLES:  # instance norms need a few frames at every stage
+            x = np.pad(x, (0, MIN_SAMPLES - x.size))
         with self._lock, torch.inference_mode():
             out = self.net(torch.from_numpy(x)[None, None])
-        return out[0].numpy()
+        return out[0, :keep].numpy()
 
     def activity(self, audio: np.ndarray) -> LocalActivity:
         return powerset_to_activity(self.log_probs(audio))
