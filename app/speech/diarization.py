@@ -257,14 +257,15 @@ class OnlineSpeakerClustering:
             self._prints[best].add(vector, min(seconds, t.update_cap), t.weight_cap)
             self._merge_close(best)
             return self._root(best)
-        unheard = best < 0 or score < self.threshold - t.new_margin
+        overall, top = self.nearest(vector)
+        if top >= self.threshold:  # the voice of a speaker already placed in this turn
+            return overall
+        unheard = top < self.threshold - t.new_margin
         if unheard and seconds >= t.new_evidence and len(self._live()) < t.max_speakers:
             return self._open(vector, seconds)
         if unheard and (promoted := self._gather(vector, seconds)) is not None:
             return promoted
-        if best < 0:  # every known speaker is taken in this turn and none may open
-            best, _ = self.nearest(vector)
-        return best
+        return best if best >= 0 else overall
 
     def _open(self, vector: np.ndarray, seconds: float) -> int:
         self._prints.append(_Voiceprint(vector * max(seconds, 0.1), max(seconds, 0.1), seconds))
