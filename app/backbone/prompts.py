@@ -44,7 +44,7 @@ intent missing: give the requested fact completely.
 intent not_in_paper: say in one short sentence (at most 20 words) that the document
 does not state it; quote_sids is [].
 Cite the sentences used in quote_sids, most informative first. topic: 2-4 lowercase
-words naming what the answer is about. Abstain only if no sentence supports an answer.
+words naming the subject, such as "the training data" or "the sample size". Abstain only if no sentence supports an answer.
 Text is read aloud: no [S#] numbers or brackets in it.
 
 TASK direct: someone asked Jarvis a question. action skip if it is not a complete
@@ -102,7 +102,9 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
         lines.append(f"sentences to use: {_sids(sids)}")
     if answer_hint:
         lines.append(f"document value: {answer_hint}")
-        lines.append(f"The sentences state it: say that the document gives {answer_hint}.")
+        # Small models copy a concrete pattern far better than they follow a rule.
+        lines.append(f'Write text as one spoken sentence with the value, like: '
+                     f'"Actually, the document says {answer_hint}."')
     return "\n".join(lines) + "\n"
 
 
