@@ -40,7 +40,7 @@ fi
 
 if [[ $PARTS == all || $PARTS == bundle ]]; then
   stamp "pyinstaller with $PY"
-  "$PY" -m PyInstaller --version >/dev/null 2>&1 || "$PY" -m pip install -q pyinstaller
+  "$PY" -m PyInstaller --version >/dev/null 2>&1 || "$PY" -m pip install -q pyinstaller==6.22.3
   check "pyinstaller build" "$PY" -m PyInstaller --noconfirm --log-level WARN \
     --distpath "$WORK/dist" --workpath "$WORK/build" "$REPO/pyinstaller.spec"
   stamp "bundle size: $(du -sh "$WORK/dist/jarvis" 2>/dev/null | cut -f1)"
