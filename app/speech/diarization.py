@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from app.events import SpeakerRenamed
 from app.speech.segmentation import FRAME_DURATION, FRAME_STEP, LocalActivity, Segmenter
 
 log = logging.getLogger(__name__)
@@ -326,6 +327,17 @@ class OnlineSpeakerClustering:
         except KeyError:
             return speaker
         return self.names.get(root, self.names.get(speaker, speaker))
+
+
+def merge_renames(clusters: OnlineSpeakerClustering, announced: set[str]) -> list[SpeakerRenamed]:
+    """Renames for merges not yet announced: two session speakers found to be one voice,
+    so earlier turns of the absorbed label show the surviving speaker's name."""
+    events = []
+    for label in clusters.merged:
+        if label not in announced:
+            announced.add(label)
+            events.append(SpeakerRenamed(label, clusters.display(label)))
+    return events
 
 
 # --- turns ------------------------------------------------------------------------------

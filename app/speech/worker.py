@@ -24,7 +24,7 @@ from app.events import PartialTranscript, SpeakerRenamed, Turn, WakeEvent
 from app.settings import SpeechSettings
 from app.speech.asr import LocalAgreement, Word, join_words
 from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
-from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding
+from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding, merge_renames
 from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
@@ -101,6 +101,7 @@ class SpeechWorker:
         self.clock = clock or RealClock()
         self.transcriber = transcriber or WhisperTranscriber(settings=self.settings)
         self.diarizer = diarizer or Diarizer(threshold=self.settings.speaker_match_cosine)
+        self._merges_announced: set[str] = set()
         self.wake = wake
         self.vad = vad or SileroVad()
         self.reference = reference
@@ -137,6 +138,10 @@ class SpeechWorker:
                 fn(event)
             except Exception:  # a faulty subscriber must not stop the ears
                 log.exception("speech subscriber failed on %r", type(event).__name__)
+
+    def _announce_merges(self) -> None:
+        for event in merge_renames(self.diarizer.clusters, self._merges_announced):
+            self._emit(event)
 
     def rename(self, speaker: str, name: str) -> None:
         self.diarizer.rename(speaker, name)
@@ -363,6 +368,7 @@ class SpeechWorker:
         speech = turn.samples()[: max(1, int((step.end - turn.start) * RATE))]
         embedding = turn.spec_embedding or self.diarizer.embed(speech)
         _, segments = self.diarizer.label(embedding, turn.start)
+        self._announce_merges()
         for segment in segments:
             self._emit(segment)
         wake_time = self._wake_time(turn.start, step.end, join_words(committed), committed)

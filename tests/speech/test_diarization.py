@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.events import SpeakerRenamed
 from app.speech.diarization import (
     ClusteringTuning,
     OnlineSpeakerClustering,
     SpeakerSegment,
     frame_runs,
+    merge_renames,
     sample_mask,
 )
 from tests.conftest import shared_path
@@ -85,6 +87,9 @@ def test_converging_speakers_merge_into_the_older_one() -> None:
     assert c.merged == {"S2": "S1"}
     assert c.resolve("S2") == "S1"
     assert c.display("S1") == c.display("S2") == "Bo"  # the name survives the merge
+    announced: set[str] = set()
+    assert merge_renames(c, announced) == [SpeakerRenamed("S2", "Bo")]
+    assert merge_renames(c, announced) == []  # each merge is announced once
 
 
 def test_centroid_weight_is_capped_so_a_voice_can_drift() -> None:
