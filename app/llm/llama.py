@@ -30,6 +30,11 @@ MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
 
 
 def physical_cores() -> int:
+    """llama.cpp threads: ``$JARVIS_LLM_THREADS``, else the physical cores (hyperthreads
+    only slow decoding down)."""
+    override = os.environ.get("JARVIS_LLM_THREADS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
     try:
         import psutil
 
