@@ -4,9 +4,15 @@ AEC3's suppressor removes much of a participant who talks over the agent, so the
 its output rarely sees sustained speech. This detector keeps its own linear echo estimate
 (a partitioned-block frequency-domain NLMS filter from the played reference to the raw
 microphone, with no suppressor), and calls a frame near-end speech when what is left
-after subtracting the estimated echo is both much louder than the filter's usual residual
-and voiced. The filter adapts only while no participant is detected; before it has heard
-enough of the agent it never fires, so the agent's own voice alone cannot trigger it.
+after subtracting the estimated echo is well above the room's noise, no louder than the
+microphone itself, above its usual level relative to the echo, and voiced. Before it has
+heard enough of the agent it never fires, so the agent's own voice alone cannot trigger it.
+
+Adaptation is the fragile part: a participant the detector misses (Silero calls only
+part of their frames) would be learned as echo, the filter drifts, and the estimate stays
+poor for seconds after. So the filter also holds still while the echo-over-residual ratio
+sits below its usual value (something other than the echo is there), whether or not the
+frame was called near-end. (Holding it still longer after such frames starved the filter.)
 
 Pure: fed one microphone frame and the matching reference frame at a time.
 """
@@ -29,8 +35,12 @@ class DoubleTalkSettings:
     regularization: float = 1e-6  # per sample, keeps quiet bins from taking big steps
     smoothing: float = 0.9  # reference power average per bin
     warmup_seconds: float = 3.0  # agent speech heard before the detector may fire (AEC warm-up)
-    residual_margin_db: float = 10.0  # near-end: the rest is this far above the usual residual
-    max_ratio_db: float = 6.0  # ...and at most this far below the estimated echo
+    # Near-end: the rest this far above the usual residual. Without it Silero on the
+    # residual alone hears the agent's own leftover (Piper in tests/speech); with the
+    # adaptation guard a small margin suffices (10 dB and a 6 dB cap cost yield).
+    ratio_check: bool = True
+    residual_margin_db: float = 3.0
+    freeze_margin_db: float = 3.0  # no adaptation while the ratio is this far below usual
     erle_smoothing: float = 0.95  # per frame
     strong_echo_db: float = 20.0  # the usual ratio is learned where the echo is this loud
     erle_cap_db: float = 30.0  # frames of pure echo count at most this much
@@ -119,7 +129,7 @@ class DoubleTalkDetector:
     def decide(self, voiced: bool, frame_seconds: float) -> bool:
         """Near-end verdict for the last estimated frame; adapts on echo-only frames."""
         self.near_end = self.ready and voiced and self._unexplained()
-        if self._playing and not self.near_end:
+        if self._playing and not self._suspect():
             self._adapt(self._x, self._rest)
             if self.echo_db >= (self.noise_db or 0.0) + self.settings.strong_echo_db:
                 self._track_erle()
@@ -132,8 +142,13 @@ class DoubleTalkDetector:
         # What is left cannot be louder than what was heard: then the estimate, not a
         # person, made it (an echo predicted a little early or late).
         heard = self.rest_db <= self.mic_db + s.heard_margin_db
-        unexplained = self.ratio_db <= min(self.erle_db - s.residual_margin_db, s.max_ratio_db)
+        unexplained = not s.ratio_check or self.ratio_db <= self.erle_db - s.residual_margin_db
         return bool(above_noise and heard and unexplained)
+
+    def _suspect(self) -> bool:
+        """A participant may be in this frame: adapting on it would learn them as echo."""
+        below_usual = self.ratio_db < self.erle_db - self.settings.freeze_margin_db
+        return self.near_end or (self.ready and below_usual)
 
     def _track_erle(self) -> None:
         """The usual echo-over-residual ratio (a slow average) while the agent talks loudly
