@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.citations import valid_sids
+from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, limit_sentences
 from app.settings import UtteranceSettings
 
@@ -18,15 +20,19 @@ class DirectAnswer:
     sids: tuple[int, ...]
 
 
-def parse(data: dict[str, Any], document: Any, settings: UtteranceSettings) -> DirectAnswer:
+def parse(
+    data: dict[str, Any], document: Any, settings: UtteranceSettings,
+    candidates: Sequence[int] = (),
+) -> DirectAnswer:
     action = data.get("action")
     if action == "skip":
         return DirectAnswer("skip", "", ())
     raw = data.get("quote_sids") or []
-    sids = valid_sids(document, raw if isinstance(raw, list) else [])
+    cited = valid_sids(document, raw if isinstance(raw, list) else [])
     text = limit_sentences(clean_text(str(data.get("text", ""))), settings.max_sentences_direct)
-    if action != "answer" or not sids or not text:
-        # An answer that cites nothing resolvable is never spoken as an answer.
+    sids = grounded_sids(document, text, cited, candidates) if action == "answer" else ()
+    if not sids or not text:
+        # An answer no document sentence carries is never spoken as the document's.
         return DirectAnswer("abstain", settings.abstain_text, ())
     return DirectAnswer("answer", text, sids)
 

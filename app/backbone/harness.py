@@ -157,7 +157,8 @@ class Backbone:
         if reply.data is None:
             answer = direct_stage.DirectAnswer("skip", "", ())
         else:
-            answer = direct_stage.parse(reply.data, self.document, self.settings.utterance)
+            answer = direct_stage.parse(reply.data, self.document, self.settings.utterance,
+                                        candidates)
         cites = citations(self.document, answer.sids, self._lower)
         text = answer.text
         if answer.action == "answer":

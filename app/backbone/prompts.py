@@ -44,7 +44,8 @@ intent missing: give the requested fact completely.
 intent not_in_paper: say in one short sentence (at most 20 words) that the document
 does not state it; quote_sids is [].
 Cite the sentences used in quote_sids, most informative first. topic: 2-4 lowercase
-words naming the subject, such as "the training data" or "the sample size". Abstain only if no sentence supports an answer.
+words naming the subject, such as "the training data" or "the sample size".
+Abstain only if no sentence supports an answer.
 Text is read aloud: no [S#] numbers or brackets in it.
 
 TASK direct: someone asked Jarvis a question. action skip if it is not a complete
@@ -112,7 +113,8 @@ def direct_task(question: str, candidates: Sequence[int], abstain_text: str,
                 max_sentences: int) -> str:
     lines = ["TASK direct", f"Question: {question}"]
     if candidates:
-        lines.append(f"Relevant sentences: {_sids(candidates)}")
-    lines.append(f"Answer in at most {max_sentences} sentences. If the document does not "
-                 f'say, action abstain with text exactly: "{abstain_text}"')
+        lines.append(f"Sentences found for it: {_sids(candidates)}")
+    lines.append(f"Answer in at most {max_sentences} short sentences from these sentences and "
+                 "list the ones you used in quote_sids (action answer). Only if none of them "
+                 f'answers it: action abstain, text exactly "{abstain_text}"')
     return "\n".join(lines) + "\n"

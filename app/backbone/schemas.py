@@ -64,11 +64,13 @@ GENERATE: dict[str, Any] = {
 DIRECT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "action": {"type": "string", "enum": ["answer", "abstain", "skip"]},
+        # The answer first: deciding to abstain before reading the sentences again made
+        # small models abstain on questions the document answers.
         "text": {"type": "string", "maxLength": 600},
         "quote_sids": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
+        "action": {"type": "string", "enum": ["answer", "abstain", "skip"]},
     },
-    "required": ["action", "text", "quote_sids"],
+    "required": ["text", "quote_sids", "action"],
     "additionalProperties": False,
 }
 

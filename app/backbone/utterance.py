@@ -7,12 +7,19 @@ import re
 from app.events import Citation
 from app.settings import UtteranceStyle
 
+# "as stated in S27 and S32": a pointer to sentence IDs that means nothing aloud.
+_CITED_IN = re.compile(
+    r"\s*,?\s*\b(?:as (?:stated|shown|mentioned|described|given) in|according to|see)\s+"
+    r"\[?S\d+\]?(?:\s*(?:,|and)\s*\[?S\d+\]?)*",
+    re.IGNORECASE,
+)
 _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
 
 
 def clean_text(text: str) -> str:
     """Remove sentence IDs and bracketed reference markers; tidy whitespace."""
     text = _IDS.sub("", text)
+    text = _CITED_IN.sub("", text)
     text = re.sub(r"\bS\d+\b", "", text)
     return re.sub(r"\s+", " ", text).strip()
 

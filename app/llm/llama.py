@@ -181,7 +181,9 @@ class LlamaBackend:
     def _grammar(self, s: _Session, schema: dict[str, Any] | None) -> Any:
         if schema is None:
             return None
-        key = json.dumps(schema, sort_keys=True)
+        # Keep the schema's own key order: the grammar makes the model write fields in
+        # that order, and what it writes first shapes what follows.
+        key = json.dumps(schema)
         if key not in s.grammars:
             from llama_cpp import LlamaGrammar
 

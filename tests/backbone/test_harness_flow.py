@@ -234,3 +234,34 @@ def test_checked_correction_must_carry_the_documents_value(document):
     assert decision.action == "silent" and "value is missing" in decision.reason
     # The value was verified in the cited sentence, so the reply could not abstain.
     assert llm.requests[-1].schema["properties"]["action"]["enum"] == ["speak"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "cited"),
+    [
+        # the model cites the wrong sentence: the one that carries the text is cited
+        ({"action": "answer", "text": "Deduplication leaves 37M unique paper nodes.",
+          "quote_sids": [3]}, (2,)),
+        # the model's own citation carries it
+        ({"action": "answer", "text": "They use Apache's PDFBox library.", "quote_sids": [0]},
+         (0,)),
+    ],
+)
+def test_direct_answer_cites_the_sentence_that_carries_it(document, reply, cited):
+    iv = make(document, ScriptedLLM([reply])).answer_direct(
+        turn(5, "How many paper nodes are left after deduplication?"))
+    assert iv.intent == "answer"
+    assert tuple(c.sid for c in iv.citations) == cited
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Deduplication leaves 14M unique paper nodes.",  # a number no sentence gives
+        "The incubation period is two weeks.",  # nothing in the document carries it
+    ],
+)
+def test_direct_answer_no_sentence_carries_is_not_spoken(document, text):
+    llm = ScriptedLLM([{"action": "answer", "text": text, "quote_sids": [2]}])
+    iv = make(document, llm).answer_direct(turn(5, "How many paper nodes are left?"))
+    assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
