@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 
@@ -45,11 +47,22 @@ def _run(args: argparse.Namespace) -> int:
     return run_app(args.pdf, llm_spec=args.llm)
 
 
+def _has_display() -> bool:
+    """A screen to open the window on (X11, Wayland, or any desktop on macOS/Windows)."""
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _demo(args: argparse.Namespace) -> int:
     from app.ui.app import run_demo
 
+    headless = args.headless
+    if not headless and not _has_display():
+        print("No display found: running the demo headless (add --headless to say so).")
+        headless = True
     return run_demo(
-        headless=args.headless,
+        headless=headless,
         fast=args.fast,
         timeout=args.timeout,
         llm_spec=args.llm,
