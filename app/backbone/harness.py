@@ -12,7 +12,6 @@ from typing import Any
 from app.backbone import direct as direct_stage
 from app.backbone import generate as generate_stage
 from app.backbone import guard, monitor, prompts, schemas, self_repair
-from app.backbone.backchannel import is_backchannel
 from app.backbone.citations import citations, valid_sids
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
 from app.backbone.detectors import (
@@ -41,6 +40,7 @@ from app.events import (
     Turn,
 )
 from app.settings import ContextMode, Settings
+from app.text import is_backchannel
 
 DELIVERED = frozenset({"started", "finished", "stopped"})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
@@ -84,7 +84,7 @@ class Backbone:
 
     def on_turn(self, turn: Turn) -> Decision:
         index = self._index(turn)
-        if is_backchannel(turn.text, self.settings.floor.backchannel_max_words):
+        if is_backchannel(turn.text, max_words=self.settings.floor.backchannel_max_words):
             return Decision(index, "silent", "backchannel: not sent to the monitor")
         latency: dict[str, float] = {}
         self.transcript.append(index, turn.speaker, turn.text)

@@ -1,6 +1,5 @@
 """The floor: when the agent may speak, when it must stop, and what the glyph shows."""
 
-from app.floor.backchannel import is_backchannel
 from app.floor.freshness import Freshness, Staleness
 from app.floor.fsm import FloorFSM
 from app.floor.outputs import (
@@ -18,6 +17,7 @@ from app.floor.outputs import (
     Stop,
 )
 from app.floor.permission import Permission, classify
+from app.text import is_backchannel
 
 __all__ = [
     "CancelGeneration",

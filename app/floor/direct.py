@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from app.events import Turn, WakeEvent
 from app.floor.outputs import CancelGeneration, Command, RequestDirectAnswer
-from app.floor.text import tokens
 from app.floor.timing import reached, within
 from app.settings import FloorSettings
+from app.text import tokens
 
 
 @dataclass

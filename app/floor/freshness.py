@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.events import Intervention, Turn
-from app.floor.text import content_tokens, lexical_similarity, numbers
 from app.settings import FloorSettings
+from app.text import content_tokens, lexical_similarity, numbers
 
 Similarity = Callable[[str, str], float]
 

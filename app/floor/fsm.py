@@ -22,7 +22,6 @@ from app.events import (
     VadKind,
     WakeEvent,
 )
-from app.floor.backchannel import is_backchannel
 from app.floor.direct import DirectQuestions
 from app.floor.freshness import Freshness
 from app.floor.glyph import Glyph
@@ -41,9 +40,9 @@ from app.floor.outputs import (
     Stop,
 )
 from app.floor.permission import Permission, classify
-from app.floor.text import split_sentences
 from app.floor.timing import EPS, reached, within
 from app.settings import FloorMode, FloorSettings, Patience
+from app.text import is_backchannel, split_sentences
 
 _NEVER = float("-inf")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from app.floor.text import tokens
+from app.text import tokens
 
 _NAME = r"(?:jarvis|agent)"
 _VERB = r"(?:go on|go ahead|speak|answer|jump in|talk)"

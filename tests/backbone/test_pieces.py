@@ -10,7 +10,6 @@ import jsonschema
 import pytest
 
 from app.backbone import schemas
-from app.backbone.backchannel import is_backchannel
 from app.backbone.citations import citations, keyword, valid_sids
 from app.backbone.context import EvidenceFinder, choose_mode, model_size_b
 from app.backbone.direct import TextFieldStream
@@ -20,6 +19,7 @@ from app.backbone.utterance import assemble, clean_text, limit_words
 from app.document import DocumentIndex, Sentence
 from app.events import Citation
 from app.settings import ContextMode, LLMSettings, UtteranceStyle
+from app.text import is_backchannel
 
 
 @pytest.mark.parametrize("text,value,percent", [

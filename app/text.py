@@ -1,11 +1,12 @@
-"""Text helpers the floor needs: tokens, content words, numbers, sentences.
-
-Kept free of heavy imports: the backbone and the voice use them too.
-"""
+"""Spoken-text helpers shared by the backbone, the floor and the voice: tokens, content
+words, numbers, sentences, backchannels. Kept free of heavy imports."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+
+from app.settings import BACKCHANNEL_WORDS, FloorSettings
 
 _NUMBER_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'’][a-z0-9]+)*")
@@ -62,3 +63,19 @@ def lexical_similarity(a: str, b: str) -> float:
     if not ta or not tb:
         return 0.0
     return len(ta & tb) / min(len(ta), len(tb))
+
+
+def _backchannel_word(token: str, words: Collection[str]) -> bool:
+    # ASR spells hums with any number of letters: "mm" and "mmm" are the listed "m".
+    return token in words or re.sub(r"(.)\1+", r"\1", token) in words
+
+
+def is_backchannel(
+    text: str,
+    words: Collection[str] = BACKCHANNEL_WORDS,
+    max_words: int = FloorSettings.backchannel_max_words,
+) -> bool:
+    """SPEC §5: a turn of at most ``max_words`` tokens, every one a backchannel word
+    ("yeah", "m-hmm", "okay right"); such turns neither take the floor nor reach the monitor."""
+    toks = tokens(text)
+    return 0 < len(toks) <= max_words and all(_backchannel_word(t, words) for t in toks)
