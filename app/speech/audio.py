@@ -91,6 +91,50 @@ def resample(samples: np.ndarray, rate: int, target: int = TARGET_RATE) -> np.nd
     return np.asarray(out, dtype=np.float32)
 
 
+class StreamResampler:
+    """Resamples a stream block by block without seams at block edges: a polyphase FIR
+    low-pass whose filter state and output phase carry over from block to block, so the
+    result is the same as resampling the whole stream at once. ``delay`` is how far (in
+    seconds) the output lags the input.
+
+    Ratios with a large upsampling factor (44.1 kHz -> 16 kHz is 160/441) would need a
+    huge filter at the upsampled rate; those fall back to resampling each block alone."""
+
+    MAX_UP = 8
+
+    def __init__(self, rate: int, target: int = TARGET_RATE, taps_per_side: int = 16) -> None:
+        from scipy.signal import firwin
+
+        g = gcd(int(rate), int(target))
+        self.rate, self.target = int(rate), int(target)
+        self.up, self.down = int(target) // g, int(rate) // g
+        self.seamless = self.up != self.down and self.up <= self.MAX_UP
+        widest = max(self.up, self.down)
+        taps = 2 * taps_per_side * widest + 1 if self.seamless else 1
+        self._taps = firwin(taps, 1.0 / widest) * self.up if self.seamless else np.ones(1)
+        self._state = np.zeros(taps - 1)
+        self._phase = 0  # the next output sample's offset in the upsampled block
+        self.delay = (taps - 1) / 2 / (rate * self.up)
+
+    def process(self, block: np.ndarray) -> np.ndarray:
+        if self.up == self.down or block.size == 0:
+            return block.astype(np.float32, copy=False)
+        if not self.seamless:
+            return resample(block, self.rate, self.target)
+        from scipy.signal import lfilter
+
+        upsampled = np.zeros(block.size * self.up)
+        upsampled[:: self.up] = block
+        filtered, self._state = lfilter(self._taps, 1.0, upsampled, zi=self._state)
+        out = filtered[self._phase :: self.down]
+        self._phase = (self._phase - upsampled.size) % self.down
+        return np.asarray(out, dtype=np.float32)
+
+    def reset(self) -> None:
+        self._state[:] = 0.0
+        self._phase = 0
+
+
 def load_audio(path: str | Path, rate: int = TARGET_RATE) -> np.ndarray:
     """Read WAV/FLAC/OGG (any width, float included) as float32 mono at ``rate``."""
     import soundfile as sf
@@ -252,6 +296,7 @@ class MicrophoneSource:
         self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=max_queued)
         self._stream: Any = None
         self._rate = TARGET_RATE
+        self._resampler = StreamResampler(TARGET_RATE)
         self._samples = 0
         self._pending = np.zeros(0, dtype=np.float32)
         self._failure: str | None = None
@@ -262,6 +307,7 @@ class MicrophoneSource:
         sd = _sounddevice()
         index = resolve_device(self.device, "input")
         self._rate = self._pick_rate(sd, index)
+        self._resampler = StreamResampler(self._rate)
         device_block = int(round(self._block * self._rate / TARGET_RATE))
         self._failure = None
         try:
@@ -320,7 +366,7 @@ class MicrophoneSource:
             except queue.Empty:
                 self._check_alive()
                 return None
-            self._pending = np.concatenate([self._pending, resample(raw, self._rate)])
+            self._pending = np.concatenate([self._pending, self._resampler.process(raw)])
         chunk, self._pending = self._pending[: self._block], self._pending[self._block :]
         start = self._samples
         self._samples += chunk.size
