@@ -9,7 +9,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal
 from app.backbone.schemas import MAX_SIDS
-from app.backbone.verdict import STATUSES, Verdict
+from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
 
 MAX_CLAIM_CHARS = 120
 
@@ -32,9 +32,15 @@ def parse(
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in ("not_in_paper", "on_progress", "off_document", "stale"):
         sids, predicted = (), ""
+    confirmed = next((p for p in proposals if p.status == status), None)
+    if confirmed is None and not claim and status in ACTIONABLE and proposals:
+        # The model saw a problem but could not name it; a detector did: take its verdict.
+        confirmed = proposals[0]
+        status = confirmed.status
+    if status == "incorrect_info" and not claim and confirmed is None and _question(utterance):
+        status = "missing_info"  # a bare question asks for a fact; it asserts nothing
     if status == "missing_info" and not claim:
         claim = _question(utterance)  # the question asked is the point
-    confirmed = next((p for p in proposals if p.status == status), None)
     if confirmed is None:
         return Verdict(status, claim, evidence, predicted, sids)
     merged = tuple(dict.fromkeys([*confirmed.sids, *sids]))[:MAX_SIDS]

@@ -1,0 +1,48 @@
+"""Monitor replies that name no claim still count when the turn or a detector does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.backbone.detectors import Proposal
+from app.backbone.monitor import parse
+from app.document import DocumentIndex, Sentence
+
+DOC = DocumentIndex(
+    Path("paper.pdf"), "0" * 64, "Paper", 2,
+    [Sentence(0, "Deduplication on metadata results in 37M unique paper nodes.", 1, ()),
+     Sentence(1, "We split each PDF into pages and feed each page to PDFBox.", 2, ())],
+)
+NUMBER = Proposal("number", "incorrect_info", "paper node count", "37M", (0,), "num:paper node",
+                  "CHECK: 12M vs 37M", said="12M")
+OPEN = Proposal("open_question", "missing_info", "how many paper nodes remain", "37M", (0,),
+                "q:paper node", "CHECK: unanswered question")
+
+
+def test_unnamed_problem_takes_the_detectors_verdict() -> None:
+    v = parse({"status": "incorrect_info", "claim": ""}, DOC, [OPEN], "I honestly forget.")
+    assert (v.status, v.claim, v.sids, v.key) == ("missing_info", OPEN.claim, (0,), OPEN.key)
+
+
+def test_unnamed_problem_in_a_bare_question_asks_for_a_fact() -> None:
+    v = parse({"status": "incorrect_info", "claim": ""}, DOC, [],
+              "Okay. How many paper nodes were left after deduplication?")
+    assert v.status == "missing_info"
+    assert v.claim == "How many paper nodes were left after deduplication?"
+
+
+def test_a_named_claim_and_a_matching_detector_are_kept_as_they_are() -> None:
+    v = parse({"status": "incorrect_info", "claim": "paper node count",
+               "predicted_answer": "37M", "answer_sids": [0]}, DOC, [NUMBER],
+              "So they ended up with 12M nodes?")
+    assert v.status == "incorrect_info" and v.source == "monitor+number"
+
+
+def test_unnamed_problem_in_a_statement_without_detectors_stays_unnamed() -> None:
+    v = parse({"status": "incorrect_info", "claim": ""}, DOC, [], "That part was long.")
+    assert v.status == "incorrect_info" and v.claim == ""
+
+
+def test_non_actionable_status_never_borrows_a_detector_verdict() -> None:
+    v = parse({"status": "on_progress", "claim": ""}, DOC, [NUMBER], "Sounds right.")
+    assert v.status == "on_progress" and v.sids == ()
