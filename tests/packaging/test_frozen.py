@@ -68,7 +68,7 @@ def real_shared_library() -> Path:
     for folder in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
         if name and (Path(folder) / name).is_file():
             return Path(folder) / name
-    pytest.skip("no libm shared library found to stand in for a CUDA library")
+    pytest.skip(reason="no libm shared library on this platform to stand in for a CUDA library")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="dlopen preloading is Linux-only")

