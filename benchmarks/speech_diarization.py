@@ -27,16 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from app.speech.asr import Word  # noqa: E402
 from app.speech.diarization import ClusteringTuning, Diarizer, SpeakerSegment  # noqa: E402
-from tests.speech.scoring import der, read_rttm  # noqa: E402
+from tests.speech.scoring import DIARIZATION_CLIPS, der, read_rttm  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "audio_diarization"
-FILES = {
-    "sample": ("pyannote_sample/sample.wav", "pyannote_sample/sample.rttm", None),
-    "ami_ES2004a": ("ami_ES2004a_mixture/mixture.wav", "ami_ES2004a_mixture/mixture.rttm", None),
-    "ami_tst00": ("ami_debug/tst00.wav", "ami_debug/debug.test.rttm", "tst00"),
-    "ami_tst01": ("ami_debug/tst01.wav", "ami_debug/debug.test.rttm", "tst01"),
-    "ami_dev00": ("ami_debug/dev00.wav", "ami_debug/debug.development.rttm", "dev00"),
-}
+FILES = DIARIZATION_CLIPS
 
 
 class VoicedWords:
@@ -70,15 +64,7 @@ class TimedDiarizer(Diarizer):
 
 def reference(name: str) -> list[tuple[str, float, float]]:
     _, rttm, uri = FILES[name]
-    rows = read_rttm(DATA / rttm)
-    if uri is None:
-        return rows
-    keep = {
-        (ln.split()[7], float(ln.split()[3]))
-        for ln in (DATA / rttm).read_text().splitlines()
-        if ln.split()[1] == uri
-    }
-    return [r for r in rows if (r[0], r[1]) in keep]
+    return read_rttm(DATA / rttm, uri)
 
 
 def components(

@@ -23,16 +23,16 @@ sys.path.insert(0, str(ROOT))
 
 from app.events import Turn  # noqa: E402
 from app.speech.diarization import SpeakerSegment  # noqa: E402
-from tests.speech.scoring import der, pyannote_sample_stm, read_rttm, read_stm  # noqa: E402
+from tests.speech.scoring import (  # noqa: E402
+    DIARIZATION_CLIPS,
+    der,
+    pyannote_sample_stm,
+    read_rttm,
+    read_stm,
+)
 
 DATA = ROOT.parent / "shared" / "data" / "audio_diarization"
-FILES = {
-    "sample": ("pyannote_sample/sample.wav", "pyannote_sample/sample.rttm", None),
-    "ami_ES2004a": ("ami_ES2004a_mixture/mixture.wav", "ami_ES2004a_mixture/mixture.rttm", None),
-    "ami_tst00": ("ami_debug/tst00.wav", "ami_debug/debug.test.rttm", "tst00"),
-    "ami_tst01": ("ami_debug/tst01.wav", "ami_debug/debug.test.rttm", "tst01"),
-    "ami_dev00": ("ami_debug/dev00.wav", "ami_debug/debug.development.rttm", "dev00"),
-}
+FILES = DIARIZATION_CLIPS
 
 
 def clean(text: str) -> list[str]:
@@ -67,18 +67,6 @@ def cpwer(refs: dict[str, str], hyps: dict[str, str]) -> float:
     return best / max(1, sum(len(v) for v in r.values()))
 
 
-def rttm_rows(path: Path, uri: str | None) -> list[tuple[str, float, float]]:
-    if uri is None:
-        return read_rttm(path)
-    keep = [ln for ln in path.read_text().splitlines() if ln.split()[1] == uri]
-    tmp = path.parent / f".{uri}.rttm.tmp"
-    try:
-        tmp.write_text("\n".join(keep))
-        return read_rttm(tmp)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def run(name: str, partials: bool) -> dict[str, float | str]:
     from app.speech.audio import FileSource
     from app.speech.wake import WakeWordDetector
@@ -94,7 +82,7 @@ def run(name: str, partials: bool) -> dict[str, float | str]:
     wall, cpu = time.perf_counter(), time.process_time()
     worker.run()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    reference = rttm_rows(DATA / rttm, uri)
+    reference = read_rttm(DATA / rttm, uri)
     duration = source.duration
     row: dict[str, float | str] = {
         "file": name,

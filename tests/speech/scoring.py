@@ -7,12 +7,23 @@ from pathlib import Path
 
 from app.speech.diarization import SpeakerSegment
 
+# The clips with references in shared/data/audio_diarization: wav, rttm, recording id in
+# the rttm (None where the file holds one recording only).
+DIARIZATION_CLIPS = {
+    "sample": ("pyannote_sample/sample.wav", "pyannote_sample/sample.rttm", None),
+    "ami_ES2004a": ("ami_ES2004a_mixture/mixture.wav", "ami_ES2004a_mixture/mixture.rttm", None),
+    "ami_tst00": ("ami_debug/tst00.wav", "ami_debug/debug.test.rttm", "tst00"),
+    "ami_tst01": ("ami_debug/tst01.wav", "ami_debug/debug.test.rttm", "tst01"),
+    "ami_dev00": ("ami_debug/dev00.wav", "ami_debug/debug.development.rttm", "dev00"),
+}
 
-def read_rttm(path: Path) -> list[tuple[str, float, float]]:
+
+def read_rttm(path: Path, uri: str | None = None) -> list[tuple[str, float, float]]:
+    """(speaker, start, end) rows, of one recording only when ``uri`` is given."""
     rows = []
     for line in path.read_text().splitlines():
         f = line.split()
-        if f and f[0] == "SPEAKER":
+        if f and f[0] == "SPEAKER" and (uri is None or f[1] == uri):
             rows.append((f[7], float(f[3]), float(f[3]) + float(f[4])))
     return rows
 
