@@ -18,7 +18,8 @@ from app.settings import ContextMode, LLMSettings
 SMALL_MODEL_B = 4.0  # below this many billion parameters the model gets focused context
 RESERVED_TOKENS = 2500  # instructions, transcript window and output beside the document
 
-Search = Callable[[str, int], list[tuple[int, float]]]
+# Ranked (sentence ID, score) for fused queries; the first query weighs most.
+Search = Callable[[Sequence[str], int], list[tuple[int, float]]]
 
 
 def model_size_b(llm: Any, explicit: float | None = None) -> float | None:
@@ -59,9 +60,9 @@ class EvidenceFinder:
     k: int
 
     def for_turn(self, utterance: str, previous: str = "", extra: Sequence[int] = ()) -> list[int]:
-        hits = [sid for sid, _ in self.search(utterance, self.k)]
-        if previous:
-            hits += [sid for sid, _ in self.search(previous, max(2, self.k // 2))]
+        """``extra`` (sentences of open claims) first, then the fused hits of the utterance
+        and, weighted less, the previous turn."""
+        hits = [sid for sid, _ in self.search([utterance, previous], self.k)]
         ordered: list[int] = []
         for sid in [*extra, *hits]:
             if sid not in ordered:

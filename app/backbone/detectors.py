@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.backbone.numbers import Quantity, quantities, word_numbers_to_digits
-from app.backbone.text import content_tokens, is_question, reports_failed_recall, words
+from app.backbone.text import (
+    contains_question,
+    content_tokens,
+    is_question,
+    reports_failed_recall,
+)
 
 
 @dataclass(frozen=True)
@@ -227,46 +232,96 @@ def unsupported_finding(
 
 def open_question(
     utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
-    facts: DocumentFacts,
+    facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
 ) -> list[Proposal]:
-    """A question about the document in a previous turn that the next turn(s) left open."""
-    if not previous:
+    """A question about the document in a previous turn that the next turn(s) left open.
+
+    ``asked_candidates`` are the sentences retrieved for the question's own turn: a reply
+    like "I don't remember" retrieves nothing useful by itself."""
+    asked = _pending_question(previous)
+    pool = list(asked_candidates) or list(candidates)
+    if not asked or not pool or not _leaves_open(utterance, asked):
         return []
-    asked = next((p for p in reversed(previous) if is_question(p)), "")
-    if not asked or is_question(utterance) or not candidates:
+    best = _answer_sentence(asked, pool, facts)
+    if best is None or _answers(utterance, asked, best.text, reports_failed_recall(utterance)):
         return []
-    question = _last_question(asked)
-    new_words = set(content_tokens(utterance)) - set(content_tokens(asked))
-    if not reports_failed_recall(utterance) and len(new_words) > 2:
-        return []  # somebody answered or the talk moved on with substance
-    best = candidates[0]
-    if _QUANTITY_QUESTION.search(question):
-        qwords = set(content_tokens(question))
-        fits = [
-            s for s in candidates[:3]
-            if any(d.percent or (d.nouns & qwords) for d in facts.quantities.get(s.sid, []))
-        ]
-        if not fits:
-            return []  # the document gives no quantity for it: likely unanswerable
-        best = fits[0]
-    if len(_shared(question, best.text)) < MIN_SHARED_WORDS:
-        return []
-    key = "question " + " ".join(sorted(set(content_tokens(question)))[:8])
+    # The model gets the best guess and the question's next hits to answer from.
+    sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:2])]))
     return [Proposal(
-        "open_question", "missing_info", _question_point(question), "", (best.sid,), key=key,
+        "open_question", "missing_info", question_point(asked), "", sids,
+        key=question_key(asked),
         note=f"the question was left unanswered; [S{best.sid}] may answer it",
     )]
 
 
-def _last_question(text: str) -> str:
-    parts = re.split(r"(?<=[.!?])\s+", text.strip())
-    asked = [p for p in parts if p.endswith("?")]
-    return asked[-1] if asked else parts[-1]
+def _leaves_open(reply: str, asked: str) -> bool:
+    """The reply does not answer: the speaker says they don't know, or it adds almost
+    nothing and asks nothing new."""
+    if reports_failed_recall(reply) or _MOVES_ON.search(reply.replace("\u2019", "'")):
+        return True
+    new_words = set(content_tokens(reply)) - set(content_tokens(asked))
+    return not contains_question(reply) and len(new_words) <= 2
 
 
-def _question_point(question: str) -> str:
-    last = re.split(r"(?<=[.!])\s+", question.strip())[-1]
-    return " ".join(words(last)[:14])
+_MOVES_ON = re.compile(
+    r"\b(never ?mind|mov(e|ing) on|keep going|look it up later|not get hung up|"
+    r"whatever|let'?s skip|skip it|doesn'?t matter)\b", re.IGNORECASE,
+)
+
+
+def _pending_question(previous: Sequence[str]) -> str:
+    """The latest question among the previous turns that every later turn left open."""
+    for n, text in enumerate(reversed(previous)):
+        if contains_question(text):
+            later = list(previous)[len(previous) - n:]
+            return text if all(_leaves_open(t, text) for t in later) else ""
+    return ""
+
+
+def _answer_sentence(
+    asked: str, pool: Sequence[SentenceLike], facts: DocumentFacts
+) -> SentenceLike | None:
+    """The first retrieved sentence about the question (for "how many" questions, one
+    that states a quantity of the thing asked about)."""
+    qwords = set(content_tokens(asked))
+    wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
+    for sentence in pool:
+        if len(_shared(asked, sentence.text)) < MIN_SHARED_WORDS:
+            continue
+        if wants_quantity and not any(
+            d.percent or (d.nouns & qwords) for d in facts.quantities.get(sentence.sid, [])
+        ):
+            continue  # no quantity for it here: the document may not say
+        return sentence
+    return None
+
+
+def question_key(turn: str) -> str:
+    """The identity of the questions a turn asks, whoever words the claim."""
+    return "question " + " ".join(sorted(set(content_tokens(question_point(turn))))[:8])
+
+
+def question_point(turn: str, min_words: int = 8) -> str:
+    """The question as the claim's text, with the sentence before it when it is short
+    ("Which one was that?" needs what "that" is)."""
+    parts = re.split(r"(?<=[.!?])\s+", turn.strip())
+    last = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
+    first = last
+    while first > 0 and len(" ".join(parts[first:last + 1]).split()) < min_words:
+        first -= 1
+    return " ".join(parts[first:last + 1])
+
+
+def _answers(utterance: str, asked: str, sentence: str, failed: bool) -> bool:
+    """The reply carries the sentence's answer: the value a quantity question asks for,
+    or (unless the speaker says they don't know) its words the question lacked."""
+    said = quantities(utterance)
+    asks_quantity = _QUANTITY_QUESTION.search(asked) is not None
+    if (asks_quantity or not failed) and any(
+        q.same_value(d) for q in said for d in quantities(sentence) if not d.year
+    ):
+        return True
+    return not failed and len(_plain_shared(utterance, sentence) - _roots(asked)) >= 2
 
 
 def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
@@ -295,12 +350,12 @@ _RETRACTS = re.compile(r"\b(not (from|in) (this|the)|other paper|different paper
 
 def detect(
     utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
-    facts: DocumentFacts,
+    facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
 ) -> list[Proposal]:
     """Every detector's proposals for one turn, strongest evidence first."""
     return [
         *number_mismatch(utterance, candidates, facts),
         *name_mismatch(utterance, candidates, facts),
         *unsupported_finding(utterance, candidates, facts),
-        *open_question(utterance, previous, candidates, facts),
+        *open_question(utterance, previous, candidates, facts, asked_candidates),
     ]

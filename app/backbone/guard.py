@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.backbone.text import (
+    contains_question,
     content_tokens,
     is_number_token,
     is_question,
@@ -74,6 +75,8 @@ def check(
                 return GuardResult(True, "retraction", i)
         return GuardResult(False, "guard: no retraction in the last turns")
     if not value.strip():
+        if recent and _leaves_open(recent[-1]):
+            return GuardResult(False, "guard: the last turn answers nothing")
         return GuardResult(True, "no value to check: model verdict stands")
     for i in range(len(recent) - 1, -1, -1):
         text = recent[i]
@@ -90,6 +93,11 @@ def check(
     return GuardResult(False, "guard: correct value not stated in the last turns")
 
 
+def _leaves_open(text: str) -> bool:
+    """A turn that asks or admits not knowing resolves no valueless claim."""
+    return contains_question(text) or reports_failed_recall(text)
+
+
 def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
@@ -99,5 +107,5 @@ def could_close(status: str, value: str, recent: Sequence[str], min_share: float
     if status == "not_in_paper":
         return any(_RETRACTION.search(t.replace("\u2019", "'")) for t in recent)
     if not value.strip():
-        return True
+        return not (recent and _leaves_open(recent[-1]))
     return any(value_present(value, t, min_share) for t in recent)

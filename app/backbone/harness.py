@@ -27,7 +27,7 @@ from app.backbone.numbers import quantities
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.text import is_question
+from app.backbone.text import contains_question
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -95,7 +95,8 @@ class Backbone:
         extra = [s for c in open_before for s in sorted(c.sids)][:2]
         candidates = self._finder.for_turn(turn.text, previous[-1] if previous else "", extra)
         self._turn_sids[index] = candidates
-        found = detect(turn.text, previous, self._sentences(candidates), self.facts)
+        found = detect(turn.text, previous, self._sentences(candidates), self.facts,
+                       self._sentences(self._asked_sids()))
         fresh = {p.key for p in found}
         found += [p for p in carried(self._proposals, turn.text) if p.key not in fresh]
         self._proposals = [p for p in found if p.detector != "open_question"]
@@ -115,7 +116,8 @@ class Backbone:
         latency["monitor"] = reply.ms
         if reply.data is None:
             return Decision(index, "silent", reply.error, latency_ms=latency)
-        verdict = monitor.parse(reply.data, self.document, found, turn.text)
+        verdict = self._still_open(monitor.parse(reply.data, self.document, found, turn.text),
+                                   found)
         if not self.settings.ledger.deference:
             return self._without_deference(index, verdict, head, latency)
         observed = self.ledger.observe(index, verdict)
@@ -200,13 +202,25 @@ class Backbone:
         grounded_open = any(c.sids for c in open_before)
         if not screen or found or grounded_open or self._asks_or_attributes(text):
             return ""
-        if previous and is_question(previous[-1]):
+        if previous and contains_question(previous[-1]):
             return ""
         return "monitor: skipped (screened: nothing to check)"
 
     @staticmethod
     def _asks_or_attributes(text: str) -> bool:
-        return is_question(text) or attributes_to_document(text)
+        return contains_question(text) or attributes_to_document(text)
+
+    def _still_open(self, verdict: Verdict, found: Sequence[Proposal]) -> Verdict:
+        """A question the monitor already judged a gap stays one while the replies leave
+        it open, whatever the model makes of a reply like "no idea" by itself."""
+        if verdict.actionable or verdict.claim:
+            return verdict
+        open_keys = {c.key for c in self.ledger.open_claims()}
+        for p in found:
+            if p.detector == "open_question" and p.key in open_keys:
+                return Verdict(p.status, p.claim, verdict.evidence, "", p.sids, p.key,
+                               source="open_question")
+        return verdict
 
     def _self_repair(
         self, index: int, open_before: Sequence[Claim], head: str, latency: dict[str, float]
@@ -340,6 +354,14 @@ class Backbone:
         cut = len(words) > MAX_SENTENCE_WORDS
         text = " ".join(words[:MAX_SENTENCE_WORDS]) + (" ..." if cut else "")
         return f"[S{sid}] {text}"
+
+    def _asked_sids(self) -> list[int]:
+        """Sentences retrieved for the latest question among the two turns before this
+        one (what a reply like "I don't remember" leaves open)."""
+        for line in reversed(self.transcript.lines[-3:-1]):
+            if not line.agent and contains_question(line.text):
+                return self._turn_sids.get(line.index, [])
+        return []
 
     def _sentences(self, sids: Sequence[int]) -> list[Any]:
         return [self.document.get(s) for s in valid_sids(self.document, sids)]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from app.backbone.citations import valid_sids
-from app.backbone.detectors import Proposal
+from app.backbone.detectors import Proposal, question_key, question_point
 from app.backbone.schemas import MAX_SIDS
+from app.backbone.text import contains_question
 from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
 
 MAX_CLAIM_CHARS = 120
@@ -37,12 +37,15 @@ def parse(
         # The model saw a problem but could not name it; a detector did: take its verdict.
         confirmed = proposals[0]
         status = confirmed.status
-    if status == "incorrect_info" and not claim and confirmed is None and _question(utterance):
+    asked = question_point(utterance)[:MAX_CLAIM_CHARS] if contains_question(utterance) else ""
+    if status == "incorrect_info" and not claim and confirmed is None and asked:
         status = "missing_info"  # a bare question asks for a fact; it asserts nothing
-    if status == "missing_info" and not claim:
-        claim = _question(utterance)  # the question asked is the point
     if confirmed is None:
-        return Verdict(status, claim, evidence, predicted, sids)
+        # A question is the point whatever the model calls it: its key keeps the claim
+        # the same when the next turn's detector reports it still open.
+        key = question_key(utterance) if status == "missing_info" and asked else ""
+        return Verdict(status, (claim or asked) if key else claim, evidence, predicted, sids,
+                       key=key)
     merged = tuple(dict.fromkeys([*confirmed.sids, *sids]))[:MAX_SIDS]
     return Verdict(
         status=status,
@@ -60,8 +63,3 @@ def parse(
 def _in_document(document: Any, value: str) -> bool:
     value = value.strip().lower()
     return bool(value) and any(value in s.text.lower() for s in document.sentences)
-
-
-def _question(utterance: str) -> str:
-    asked = [s for s in re.split(r"(?<=[.!?])\s+", utterance.strip()) if s.endswith("?")]
-    return (asked[-1] if asked else "")[:MAX_CLAIM_CHARS]

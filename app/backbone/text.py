@@ -82,6 +82,11 @@ def is_question(text: str) -> bool:
     return bool(first) and first[0] in QUESTION_WORDS - {"many", "much"}
 
 
+def contains_question(text: str) -> bool:
+    """Some sentence of the turn asks: "How many were there? I forget." counts."""
+    return is_question(text) or re.search(r"\w[\w'\")]*\s*\?", text) is not None
+
+
 _FAILED_RECALL = re.compile(
     r"\b(don'?t|do not|can'?t|cannot|couldn'?t|didn'?t) (really |actually |honestly )?"
     r"(remember|recall|know|note|find|see|say)\b|\bno (idea|clue)\b|\bnot sure\b|"

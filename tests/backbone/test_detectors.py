@@ -126,6 +126,61 @@ def test_quantity_question_without_a_quantity_in_the_document_is_left_alone(doc,
                          facts) == []
 
 
+NODES_Q = ("Right, so they dedupe on string similarity of the metadata. How many unique paper "
+           "nodes does that actually leave them with?")
+
+
+@pytest.mark.parametrize(("previous", "reply", "opens"), [
+    # a reply that admits not knowing, even when it asks something back
+    ([NODES_Q], "Hm, no idea, I didn't note it. Does it matter?", True),
+    # a question in mid-turn, then a reply that moves on
+    (["How many unique paper nodes are left? I feel like they gave a figure."],
+     "Okay, never mind, let's look it up later.", True),
+    # the question two turns back, the turn between left it open too
+    ([NODES_Q, "Um."], "Doesn't matter, let's keep going.", True),
+    # the turn between answered it: the thanks after an answer opens nothing
+    ([NODES_Q, "37 million. Dedup on the metadata leaves 37M unique paper nodes."],
+     "Okay, great, that answers it.", False),
+    # a reply with the value, and one with the sentence's words
+    ([NODES_Q], "They end up with 37 million.", False),
+    (["Which nodes are left once metadata duplicates are removed?"],
+     "Unique paper nodes, from deduplication with string similarity.", False),
+    # a new question instead of a reply
+    ([NODES_Q], "Wait, what about the author nodes, how are they merged?", False),
+    # no question at all
+    (["They dedupe on string similarity of the metadata."], "Mm, okay.", False),
+])
+def test_open_question_follows_the_reply_to_the_latest_question(doc, facts, previous, reply,
+                                                                 opens):
+    answer = having(doc, "37M unique paper nodes")
+    found = open_question(reply, previous, answer, facts)
+    assert bool(found) is opens
+    if opens:
+        assert found[0].sids[0] == answer[0].sid and found[0].key.startswith("question ")
+
+
+def test_open_question_uses_the_sentences_retrieved_for_the_question_turn(doc, facts):
+    answer = having(doc, "37M unique paper nodes")
+    unrelated = having(doc, "succeeds for 76%")
+    reply = "I honestly don't remember the number. It's in section two somewhere."
+    [p] = open_question(reply, [NODES_Q], unrelated, facts, asked_candidates=answer)
+    assert p.sids[0] == answer[0].sid
+    assert open_question(reply, [NODES_Q], unrelated, facts) == []
+
+
+def test_question_key_is_the_same_for_the_asking_turn_however_the_claim_is_worded():
+    from app.backbone.detectors import question_key, question_point
+
+    asked = ("There was one of those systems that said it was struggling to assimilate "
+             "everything. Which one was that?")
+    assert question_point(asked) == asked  # "Which one was that?" alone names nothing
+    assert question_point("Nice. What GPU did they train on?") == (
+        "Nice. What GPU did they train on?")
+    assert question_key(asked) == question_key(asked + " ")
+    assert "assimilate" in question_key(asked)
+    assert question_key(asked) != question_key("What GPU did they train on?")
+
+
 def test_adoption_of_a_wrong_number_carries_the_proposal(doc, facts):
     from app.backbone.detectors import carried
 

@@ -73,3 +73,15 @@ def test_valueless_claim_keeps_the_model_verdict():
 ])
 def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected):
     assert could_close("incorrect_info", "15 models", recent, SHARE) is expected
+
+
+@pytest.mark.parametrize(("last", "closes"), [
+    ("37 million, the deduplication leaves 37M nodes.", True),
+    ("Oh, I honestly don't remember the number.", False),
+    ("Hm, no idea. Does it matter?", False),
+    ("Is it in section two?", False),
+])
+def test_question_without_a_value_closes_only_on_a_reply_that_answers(last, closes):
+    recent = ["How many unique paper nodes are left?", last]
+    assert check("missing_info", "", recent, [recent[0]], SHARE).closes is closes
+    assert could_close("missing_info", "", recent, SHARE) is closes

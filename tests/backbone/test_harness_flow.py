@@ -265,3 +265,34 @@ def test_direct_answer_no_sentence_carries_is_not_spoken(document, text):
     llm = ScriptedLLM([{"action": "answer", "text": text, "quote_sids": [2]}])
     iv = make(document, llm).answer_direct(turn(5, "How many paper nodes are left?"))
     assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
+
+
+NODES_Q = ("Right, so they dedupe on string similarity of the metadata. How many unique paper "
+           "nodes does that leave them with?")
+UNNAMED = {"status": "incorrect_info", "claim": ""}  # the small model's usual gap verdict
+SPEAK_GAP = {"action": "speak", "text": "Deduplication leaves 37M unique paper nodes [S2].",
+             "topic": "the paper node count", "source": "", "quote_sids": [2]}
+
+
+def test_question_left_open_by_the_reply_is_answered_with_a_citation(document):
+    llm = ScriptedLLM([UNNAMED, QUIET, SPEAK_GAP])
+    bb = make(document, llm)
+    asked = bb.on_turn(turn(10, NODES_Q))
+    reply = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    assert (asked.action, asked.reason) == ("silent", "gate: waiting 1/2")
+    assert asked.claim == NODES_Q.split(". ")[1]
+    assert (reply.action, reply.reason) == ("speak", "gate fired: persistence 2")
+    iv = reply.intervention
+    assert iv.intent == "missing" and [c.sid for c in iv.citations] == [2]
+    assert "37M" in iv.text
+    assert llm.stages() == ["monitor", "monitor", "generate"]
+    assert "[S2]" in llm.requests[1].user  # the question's sentence, not the reply's hits
+
+
+def test_question_answered_by_the_reply_is_closed_not_counted(document):
+    llm = ScriptedLLM([UNNAMED, QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [2]}]}])
+    bb = make(document, llm)
+    bb.on_turn(turn(10, NODES_Q))
+    reply = bb.on_turn(turn(11, "37 million, the deduplication leaves 37M paper nodes.", "S2"))
+    assert reply.action == "silent" and "self-repair closed C1" in reply.reason
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]

@@ -46,3 +46,17 @@ def test_unnamed_problem_in_a_statement_without_detectors_stays_unnamed() -> Non
 def test_non_actionable_status_never_borrows_a_detector_verdict() -> None:
     v = parse({"status": "on_progress", "claim": ""}, DOC, [NUMBER], "Sounds right.")
     assert v.status == "on_progress" and v.sids == ()
+
+
+def test_a_question_gets_the_key_the_open_question_detector_will_use() -> None:
+    from app.backbone.detectors import question_key
+
+    asked = "Right. Which system said it was struggling to assimilate it all? I forget."
+    named = parse({"status": "missing_info", "claim": "the overwhelmed reporting system"},
+                  DOC, [], asked)
+    unnamed = parse({"status": "incorrect_info", "claim": ""}, DOC, [], asked)
+    assert named.key == unnamed.key == question_key(asked) != ""
+    assert named.claim == "the overwhelmed reporting system"
+    assert unnamed.claim == "Which system said it was struggling to assimilate it all?"
+    statement = parse({"status": "missing_info", "claim": "x"}, DOC, [], "They used PDFBox.")
+    assert statement.key == ""

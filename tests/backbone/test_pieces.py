@@ -14,6 +14,7 @@ from app.backbone.citations import citations, keyword, valid_sids
 from app.backbone.context import EvidenceFinder, choose_mode, model_size_b
 from app.backbone.direct import TextFieldStream
 from app.backbone.numbers import quantities
+from app.backbone.retrieval import lexical_search
 from app.backbone.transcript import Transcript
 from app.backbone.utterance import assemble, clean_text, limit_words
 from app.document import DocumentIndex, Sentence
@@ -64,11 +65,28 @@ def test_context_mode_choice(mode, tokens, size, expected):
     assert choose_mode(LLMSettings(context_mode=mode), tokens, size) is expected
 
 
-def test_evidence_for_a_turn_merges_utterance_then_previous_hits():
-    hits = {"now": [(5, 0.9), (6, 0.8), (7, 0.1)], "before": [(6, 0.7), (9, 0.6)]}
-    finder = EvidenceFinder(lambda q, k: hits[q][:k], k=4)
-    assert finder.for_turn("now", "before") == [5, 6, 7, 9]
-    assert finder.for_turn("now", "", extra=[12]) == [12, 5, 6, 7]
+def test_evidence_for_a_turn_fuses_utterance_and_previous_turn_after_open_claims():
+    asked: list[list[str]] = []
+
+    def search(queries, k):
+        asked.append(list(queries))
+        return [(5, 0.9), (6, 0.8), (7, 0.1), (9, 0.05)][:k]
+
+    finder = EvidenceFinder(search, k=3)
+    assert finder.for_turn("now", "before") == [5, 6, 7]
+    assert finder.for_turn("now", "", extra=[12, 6]) == [12, 6, 5]
+    assert asked == [["now", "before"], ["now", ""]]
+
+
+def test_lexical_search_weighs_the_previous_turn_less():
+    texts = ["The learning rate follows a cosine schedule.", "Dropout is set to 0.1."]
+    document = DocumentIndex(Path("p.pdf"), "0" * 64, "P", 1,
+                             [Sentence(i, t, page=1, rects=()) for i, t in enumerate(texts)])
+    search = lexical_search(document)
+    assert [sid for sid, _ in search(["learning rate schedule", "dropout"], 2)] == [0, 1]
+    assert [sid for sid, _ in search(["dropout", "learning rate schedule"], 2)] == [1, 0]
+    assert [sid for sid, _ in search(["", "dropout"], 2)] == [1]
+    assert search(["nothing matches"], 2) == []
 
 
 def test_transcript_window_is_append_only_between_slides():
