@@ -263,7 +263,7 @@ class Backbone:
             claim.spoken_turn, claim.persistence = said.turn, 0
             return Decision(index, "silent", f"already said on turn {said.turn}",
                             claim=claim.text, latency_ms=latency)
-        sids = list(claim.sids)[:3] or self._turn_sids.get(index, [])[:3]
+        sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
         if intent == "not_in_paper":
             sids = []
         user = head + self._sentence_block(sids)
@@ -276,8 +276,9 @@ class Backbone:
         latency["generate"] = reply.ms
         if reply.data is None:
             return self._rolled_back(index, claim, reply.error, latency)
-        made = generate_stage.parse(reply.data, intent, sorted(claim.sids), self.document,
-                                    self.settings.utterance)
+        made = generate_stage.parse(reply.data, intent, self._ranked(claim, index), self.document,
+                                    self.settings.utterance,
+                                    claim.predicted_answer if checked else "", claim.text)
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
         share = self.settings.ledger.guard_min_token_share
@@ -307,13 +308,23 @@ class Backbone:
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
 
+    def _ranked(self, claim: Claim, index: int) -> list[int]:
+        """The claim's sentences, those holding its value first, then by this turn's
+        retrieval rank."""
+        rank = {sid: n for n, sid in enumerate(self._turn_sids.get(index, []))}
+        return sorted(claim.sids, key=lambda s: (not self._holds(s, claim.predicted_answer),
+                                                  rank.get(s, len(rank)), s))
+
+    def _holds(self, sid: int, value: str) -> bool:
+        sentence = self.document.get(sid)
+        value = value.strip().lower()
+        return bool(value) and sentence is not None and value in sentence.text.lower()
+
     def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
         """The claim's value sits verbatim in a sentence the generation is given."""
-        value = claim.predicted_answer.strip().lower()
-        if not value or claim.status != "incorrect_info":
+        if claim.status not in ("incorrect_info", "missing_info"):
             return False
-        return any(value in (self.document.get(s).text.lower()) for s in sids
-                   if self.document.get(s) is not None)
+        return any(self._holds(s, claim.predicted_answer) for s in sids)
 
     def _rolled_back(
         self, index: int, claim: Claim, why: str, latency: dict[str, float]

@@ -28,7 +28,7 @@ def parse(
     claim = _text(data, "claim", MAX_CLAIM_CHARS)
     raw_sids = data.get("answer_sids") or []
     sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
-    predicted = _text(data, "predicted_answer")
+    predicted = _text(data, "predicted_answer").strip(" .,;:")
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in ("not_in_paper", "on_progress", "off_document", "stale"):
         sids, predicted = (), ""
