@@ -101,7 +101,7 @@ class Backbone:
         found += [p for p in carried(self._proposals, turn.text) if p.key not in fresh]
         self._proposals = [p for p in found if p.detector != "open_question"]
         latency["retrieve"] = _ms(started)
-        skip = self._screened_out(turn.text, found, previous, open_before)
+        skip = self._screened_out(turn.text, found, open_before)
         if skip:
             return Decision(index, "silent", skip, latency_ms=latency)
         head = self._conversation(self.transcript.recent())
@@ -190,19 +190,16 @@ class Backbone:
 
     # --- stages -------------------------------------------------------------------------
 
-    def _screened_out(self, text: str, found: Sequence[Proposal], previous: Sequence[str],
+    def _screened_out(self, text: str, found: Sequence[Proposal],
                       open_before: Sequence[Claim]) -> str:
         """On a CPU the monitor is the cost of a turn: skip it where nothing can be at
-        stake (no detector hit, no question now or just before, no attribution to the
-        document, no open claim grounded in a sentence). Returns the silent reason, or ""
-        to run it."""
+        stake (no detector hit, no question, no attribution to the document, no open claim
+        the last turns could resolve). A reply that leaves a question open is a detector
+        hit. Returns the silent reason, or "" to run it."""
         screen = self.settings.ledger.screen_turns
         if screen is None:
             screen = self.mode is ContextMode.FOCUSED
-        grounded_open = any(c.sids for c in open_before)
-        if not screen or found or grounded_open or self._asks_or_attributes(text):
-            return ""
-        if previous and contains_question(previous[-1]):
+        if not screen or found or self._asks_or_attributes(text) or self._checkable(open_before):
             return ""
         return "monitor: skipped (screened: nothing to check)"
 
@@ -222,6 +219,14 @@ class Backbone:
                                source="open_question")
         return verdict
 
+    def _checkable(self, open_before: Sequence[Claim]) -> list[Claim]:
+        """Open claims the last turns could resolve (the guard's cheap precheck)."""
+        share = self.settings.ledger.guard_min_token_share
+        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
+        texts = [line.text for line in recent]
+        return [c for c in open_before
+                if c.open and guard.could_close(c.status, c.predicted_answer, texts, share)]
+
     def _self_repair(
         self, index: int, open_before: Sequence[Claim], head: str, latency: dict[str, float]
     ) -> list[str]:
@@ -229,8 +234,7 @@ class Backbone:
         share = self.settings.ledger.guard_min_token_share
         recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
         texts = [line.text for line in recent]
-        checkable = [c for c in open_before
-                     if c.open and guard.could_close(c.status, c.predicted_answer, texts, share)]
+        checkable = self._checkable(open_before)
         if not checkable:
             return []
         issues = [(c.cid, c.text, c.predicted_answer) for c in checkable]

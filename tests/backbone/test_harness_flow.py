@@ -219,6 +219,19 @@ def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
     assert llm.stages() == ["monitor", "monitor"]
 
 
+def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(document):
+    llm = ScriptedLLM([WRONG, QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [0]}]}])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    chat = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
+    assert chat.reason.startswith("monitor: skipped")  # the wrong claim is open, unresolved
+    fix = bb.on_turn(turn(2, "Sorry, it's PDFBox they feed each page to.", "S2"))
+    assert "self-repair closed C1" in fix.reason
+    answered = bb.on_turn(turn(3, "Anyway, lunch at noon works for everybody.", "S1"))
+    assert answered.reason.startswith("monitor: skipped")
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]
+
+
 def test_screening_is_off_in_full_mode(document):
     llm = ScriptedLLM([QUIET])
     bb = make(document, llm, mode=ContextMode.FULL, screen_turns=None)
