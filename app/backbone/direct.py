@@ -22,7 +22,7 @@ class DirectAnswer:
 
 def parse(
     data: dict[str, Any], document: Any, settings: UtteranceSettings,
-    candidates: Sequence[int] = (),
+    candidates: Sequence[int] = (), question: str = "",
 ) -> DirectAnswer:
     action = data.get("action")
     if action == "skip":
@@ -30,7 +30,8 @@ def parse(
     raw = data.get("quote_sids") or []
     cited = valid_sids(document, raw if isinstance(raw, list) else [])
     text = limit_sentences(clean_text(str(data.get("text", ""))), settings.max_sentences_direct)
-    sids = grounded_sids(document, text, cited, candidates) if action == "answer" else ()
+    sids = (grounded_sids(document, text, cited, candidates, question=question)
+            if action == "answer" else ())
     if not sids or not text:
         # An answer no document sentence carries is never spoken as the document's.
         return DirectAnswer("abstain", settings.abstain_text, ())

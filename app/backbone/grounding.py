@@ -22,11 +22,14 @@ def _coverage(answer: set[str], sentence: set[str]) -> float:
 
 def grounded_sids(
     document: Any, text: str, cited: Sequence[int], candidates: Sequence[int],
-    min_coverage: float = MIN_COVERAGE,
+    min_coverage: float = MIN_COVERAGE, question: str = "",
 ) -> tuple[int, ...]:
     """The sentences that carry ``text`` (the model's own citations first), or () when
-    none does: then the answer must not be spoken as the document's."""
-    answer = set(content_tokens(text))
+    none does: then the answer must not be spoken as the document's. Words the answer
+    only echoes from ``question`` are not what it claims (numbers always are)."""
+    said = set(content_tokens(text))
+    echoed = {t for t in content_tokens(question) if not is_number_token(t)}
+    answer = (said - echoed) or said
     if not answer:
         return ()
     tokens = {}

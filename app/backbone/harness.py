@@ -160,7 +160,7 @@ class Backbone:
             answer = direct_stage.DirectAnswer("skip", "", ())
         else:
             answer = direct_stage.parse(reply.data, self.document, self.settings.utterance,
-                                        candidates)
+                                        candidates, question.text)
         cites = citations(self.document, answer.sids, self._lower)
         text = answer.text
         if answer.action == "answer":
