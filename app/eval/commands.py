@@ -31,6 +31,11 @@ def register(subparsers: Any) -> None:
     )
     replay.add_argument("--documents", help="comma-separated document folders, e.g. d01,d02")
     replay.add_argument(
+        "--screen",
+        choices=["auto", "on", "off"],
+        help="skip the monitor on turns where nothing is at stake (auto: in focused mode)",
+    )
+    replay.add_argument(
         "--attribution-threshold",
         type=float,
         default=None,
@@ -64,6 +69,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+SCREEN = {"auto": None, "on": True, "off": False}
+
+
 def build_settings(args: argparse.Namespace) -> Any:
     """Product settings with the command's overrides."""
     from app.settings import ContextMode, Patience, Settings
@@ -74,6 +82,9 @@ def build_settings(args: argparse.Namespace) -> Any:
         ledger = dataclasses.replace(ledger, patience=Patience(args.patience))
     if getattr(args, "no_deference", False):
         ledger = dataclasses.replace(ledger, deference=False)
+    screen = getattr(args, "screen", None)
+    if screen:
+        ledger = dataclasses.replace(ledger, screen_turns=SCREEN[screen])
     if getattr(args, "context_mode", None):
         llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
     return dataclasses.replace(settings, ledger=ledger, llm=llm)
@@ -135,6 +146,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
         "set": benchmark.name, "model": args.model or "default",
         "patience": settings.ledger.patience.value, "deference": not args.no_deference,
         "context_mode": settings.llm.context_mode.value, "limit": args.limit,
+        "screen": args.screen or "auto",
     }  # fmt: skip
     meta = _run_meta(args.out, run, args.rescore) | {
         "similarity": args.similarity,
