@@ -57,6 +57,17 @@ class PartialTranscript:
 
 
 @dataclass(frozen=True)
+class OverlapTranscript:
+    """Words heard so far in speech that began at ``start`` while the agent was audible,
+    decoded from the audio up to ``end``; empty text: no words (a hum, a laugh, noise).
+    The floor uses it to tell a backchannel from someone taking the floor."""
+
+    text: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
 class Turn:
     """A committed utterance of one speaker."""
 

@@ -121,6 +121,11 @@ class FloorSettings:
     release_rms: float = 0.004
     release_rms_hold: float = 0.35
     barge_in_sustained: float = 0.5
+    # Backchannel filter (SPEC §5: backchannels do not barge in): sustained speech over
+    # the agent stops it only once its partial transcript holds a word that is not a
+    # backchannel word, or once it has gone on this long (onset to latest voiced frame).
+    barge_in_backchannel_filter: bool = True
+    barge_in_hold_max: float = 1.0
     replay_full_below: float = 2.0
     resume_below: float = 5.0
     resume_prefix: str = "To finish my response,"

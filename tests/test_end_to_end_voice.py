@@ -26,6 +26,7 @@ from app.events import (
     InputLevel,
     Intervention,
     InterventionKind,
+    OverlapTranscript,
     PlaybackReceipt,
     Turn,
     VadEvent,
@@ -34,6 +35,7 @@ from app.events import (
 from app.floor import Command, FloorFSM, Play, RequestDirectAnswer, Stop
 from app.speech.audio import AudioBlock, FileSource, load_audio
 from app.speech.echo import SelfVoiceReference
+from app.text import is_backchannel
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.slow
@@ -198,6 +200,7 @@ def test_wake_question_answer_and_barge_in(tmp_path: Path) -> None:
     fsm = FloorFSM()
     log: list[tuple[float, Command]] = []
     receipts: list[PlaybackReceipt] = []
+    overlaps: list[OverlapTranscript] = []
     done = threading.Event()
 
     def on_receipt(r: PlaybackReceipt) -> None:
@@ -241,6 +244,9 @@ def test_wake_question_answer_and_barge_in(tmp_path: Path) -> None:
             apply(fsm.on_wake(event, now), now)
         elif isinstance(event, Turn):
             apply(fsm.on_turn(event, now), now)
+        elif isinstance(event, OverlapTranscript):
+            overlaps.append(event)
+            apply(fsm.on_overlap(event, now), now)
 
     worker = SpeechWorker(
         source, wake=WakeWordDetector(), reference=reference, clock=clock, clock_origin=0.0
@@ -258,6 +264,8 @@ def test_wake_question_answer_and_barge_in(tmp_path: Path) -> None:
     assert order == ["RequestDirectAnswer", "Play", "Stop"], order
     stop = next(c for _, c in log if isinstance(c, Stop))
     assert stop.reason == "barge_in"
+    # the worker heard JFK's words over the agent: words, not a backchannel, took the floor
+    assert any(o.text and not is_backchannel(o.text) for o in overlaps), overlaps
     # the agent stopped because of the participant, not its own voice: after they began,
     # within the sustained-speech window plus detection slack
     assert room.interrupt_at is not None and room.stop_decided is not None

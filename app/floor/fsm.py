@@ -16,12 +16,14 @@ from app.events import (
     InputLevel,
     Intervention,
     InterventionKind,
+    OverlapTranscript,
     PlaybackReceipt,
     Turn,
     VadEvent,
     VadKind,
     WakeEvent,
 )
+from app.floor.bargein import BargeIn
 from app.floor.direct import DirectQuestions
 from app.floor.freshness import Freshness
 from app.floor.glyph import Glyph
@@ -89,6 +91,7 @@ class FloorFSM:
         self.glyph = Glyph(s.glyph_debounce)
         # What the room sounds like.
         self.voiced = False
+        self.barge = BargeIn(s)
         self.last_onset = _NEVER
         self.silence_since: float | None = None
         self.quiet_since: float | None = None
@@ -115,6 +118,10 @@ class FloorFSM:
 
     def on_level(self, level: InputLevel, now: float) -> list[Command]:
         return self._run(now, lambda: self._level(level))
+
+    def on_overlap(self, transcript: OverlapTranscript, now: float) -> list[Command]:
+        """What the worker heard so far of speech over the agent (the backchannel filter)."""
+        return self._run(now, lambda: self._barge_in_if(self.barge.on_transcript(transcript)))
 
     def on_turn(self, turn: Turn, now: float) -> list[Command]:
         return self._run(now, lambda: self._turn(turn, now))
@@ -162,19 +169,18 @@ class FloorFSM:
     # --- hearing --------------------------------------------------------------------------
 
     def _vad(self, e: VadEvent) -> None:
+        # Captured while the agent was audible (self_voice): it never frees the floor, and
+        # takes it only as sustained speech left after echo cancellation. Sustained
+        # speech takes it through the backchannel filter (app.floor.bargein).
+        may_take = not e.self_voice or self.settings.barge_in_on_flagged
+        self._barge_in_if(self.barge.on_vad(e, may_take))
         if e.self_voice:
-            # Captured while the agent was audible: it never frees the floor, and takes
-            # it only as sustained speech left after echo cancellation.
-            if e.kind == VadKind.SUSTAINED_SPEECH and self.settings.barge_in_on_flagged:
-                self._barge_in()
             return
         if e.kind in (VadKind.SPEECH_ONSET, VadKind.SUSTAINED_SPEECH):
             if e.kind == VadKind.SPEECH_ONSET:
                 self.last_onset = self.last_activity = e.time
             self.voiced, self.silence_since = True, None
             self.direct.on_voiced(True, e.time)
-            if e.kind == VadKind.SUSTAINED_SPEECH:
-                self._barge_in()
             return
         self.voiced = False
         self.direct.on_voiced(False, e.time)
@@ -182,6 +188,7 @@ class FloorFSM:
         self.silence_since = min(self.silence_since or e.time, start)
 
     def _level(self, level: InputLevel) -> None:
+        self._barge_in_if(self.barge.on_level(level))
         if level.is_speech:
             self.silence_since = None
         elif self.silence_since is None:
@@ -201,8 +208,8 @@ class FloorFSM:
             now, self.quiet_since, s.release_rms_hold
         )
 
-    def _barge_in(self) -> None:
-        if self.playing is not None and self.playing.stop_reason is None:
+    def _barge_in_if(self, take_floor: bool) -> None:
+        if take_floor and self.playing is not None and self.playing.stop_reason is None:
             self._stop("barge_in")
 
     # --- turns, wake words, permission ----------------------------------------------------

@@ -19,6 +19,7 @@ from app.events import (
     AnswerDelta,
     InputLevel,
     Intervention,
+    OverlapTranscript,
     PlaybackReceipt,
     Turn,
     VadEvent,
@@ -39,6 +40,7 @@ TICK_SECONDS = 0.1
 _FEEDS: tuple[tuple[type, str], ...] = (
     (VadEvent, "on_vad"),
     (InputLevel, "on_level"),
+    (OverlapTranscript, "on_overlap"),
     (Turn, "on_turn"),
     (WakeEvent, "on_wake"),
     (AnswerDelta, "on_answer_delta"),

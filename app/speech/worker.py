@@ -28,6 +28,7 @@ from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding, merg
 from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
+from app.speech.overlap import OverlapListener, transcriber_text
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
 from app.speech.vad import SileroVad, VadSegmenter, rms
 from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector, mentions_only, text_wake
@@ -110,6 +111,7 @@ class SpeechWorker:
         self.clock_origin = clock_origin
         self._aec: EchoCanceller | None = None
         self._near_end: NearEndVoice | None = None
+        self._overlap: OverlapListener | None = None  # words heard over the agent
         self.segmenter = VadSegmenter(self.settings)
         s = self.settings
         self.tracker = TurnTracker(s.turn_end_silence, s.turn_watchdog, self.tuning.speculate_after)
@@ -219,31 +221,41 @@ class SpeechWorker:
 
     def _on_frame(self, frame: np.ndarray, sample: int) -> None:
         t0, dur = sample / RATE, frame.size / RATE
-        self_voice = False
+        self_voice = recent = False
         near: float | None = None
+        heard = frame  # the signal the VAD judges
         if self.reference is not None and self.reference.ever_played:
             origin = self.clock_origin
             if origin is None:
                 origin = self._started_wall or 0.0
             at = origin + t0
             self_voice = self.reference.playing(at, at + dur)
+            recent = self_voice or self.reference.playing(at - 0.5, at + dur)
             if self._aec is None:
                 self._aec = EchoCanceller()
                 self._near_end = NearEndVoice()
+                self._overlap = OverlapListener(transcriber_text(self.transcriber))
             ref = self.reference.reference(at, frame.size)
             raw, frame = frame, self._aec.process(frame, ref)
+            heard = frame
             if self_voice and self._near_end is not None:
                 # AEC3 suppresses a participant who talks over the agent; while it
                 # plays, voicing comes from the double-talk detector instead.
                 near = self._near_end(raw, ref, dur)
+                heard = self._near_end.detector.residual
         prob = self.vad(frame)
         if near is not None:
             prob = near
         level = rms(frame)
-        for event in self.segmenter.update(dur, prob, level, self_voice):
+        events = self.segmenter.update(dur, prob, level, self_voice)
+        for event in events:
             self._emit(event)
         if self.segmenter.last_level is not None:
             self._emit(self.segmenter.last_level)
+        if self._overlap is not None:
+            # Speech over the agent: what it says decides whether it takes the floor.
+            for transcript in self._overlap.update(heard, t0 + dur, events, recent):
+                self._emit(transcript)
         voiced = prob >= self.settings.vad_threshold
         self._feed_wake(frame, sample)
         self._collect(frame, voiced, dur)

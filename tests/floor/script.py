@@ -12,6 +12,7 @@ from app.events import (
     InputLevel,
     Intervention,
     InterventionKind,
+    OverlapTranscript,
     PlaybackReceipt,
     Turn,
     VadEvent,
@@ -138,7 +139,7 @@ def describe(c: Command) -> tuple[Any, ...]:
     raise AssertionError(f"unknown command {c!r}")
 
 
-_ORDER = {"level": 0, "vad": 1, "turn": 2, "wake": 2, "tick": 9}
+_ORDER = {"level": 0, "vad": 1, "overlap": 2, "turn": 2, "wake": 2, "tick": 9}
 
 
 @dataclass
@@ -166,6 +167,7 @@ def _feed(fsm: FloorFSM, t: float, kind: str, p: Any) -> list[Command]:
         "level": lambda: fsm.on_level(p, t),
         "vad": lambda: fsm.on_vad(p, t),
         "turn": lambda: fsm.on_turn(p, t),
+        "overlap": lambda: fsm.on_overlap(p, t),
         "wake": lambda: fsm.on_wake(p, t),
         "iv": lambda: fsm.on_intervention(p, t),
         "delta": lambda: fsm.on_answer_delta(p, t),
@@ -178,6 +180,11 @@ def _feed(fsm: FloorFSM, t: float, kind: str, p: Any) -> list[Command]:
         "patience": lambda: fsm.set_patience(p, t),
     }
     return handlers[kind]()
+
+
+def heard(t: float, start: float, text: str) -> Step:
+    """The worker's transcript, at ``t``, of the speech over the agent that began at ``start``."""
+    return (t, "overlap", OverlapTranscript(text, start, t))
 
 
 def wake(t: float, speaker: str | None = "A", said_at: float | None = None) -> Step:

@@ -6,7 +6,7 @@ import pytest
 
 from app.floor import FloorFSM
 from app.settings import FloorSettings
-from tests.floor.script import iv, receipt, room, run, turn
+from tests.floor.script import heard, iv, receipt, room, run, turn
 
 TEXT = "Actually, the trial enrolled 120 patients. That is on page 2."
 PLAY = ("play", "p1", TEXT, 0)
@@ -62,11 +62,15 @@ def test_release(steps: list, expected: list) -> None:
     assert run(steps).log == expected
 
 
+heard_at = heard
+
+
 def barge(heard: float, sentence: int, after: float) -> list:
     """Playback starts at 5.0; a participant takes the floor so that ``heard`` s were heard."""
     onset = 5.0 + heard - 0.5
     return (
         room(0, 16, speech=[(0, 3), (onset, onset + 2.0)])
+        + [heard_at(onset + 0.5, onset, "Wait, that is not right.")]
         + [(1.0, "iv", iv()), receipt(5.0 + heard + 0.02, "p1", "stopped", heard, sentence)]
         + [(after, "tick", None)]
     )
@@ -137,7 +141,7 @@ def test_no_yield(extra: list) -> None:
 
 def test_flagged_sustained_speech_barges_in_when_echo_cancelled() -> None:
     steps = room(0, 5, speech=[(0, 3)]) + room(5, 9, speech=[(5.5, 8.0)], self_voice=True)
-    steps += [(1.0, "iv", iv())]
+    steps += [(1.0, "iv", iv()), heard(6.0, 5.5, "Sorry, one question.")]
     assert run(steps).of("stop") == [(6.0, ("stop", "barge_in"))]
     onset_only = room(0, 5, speech=[(0, 3)]) + room(5, 9, speech=[(5.5, 5.8)], self_voice=True)
     assert run(onset_only + [(1.0, "iv", iv())]).of("stop") == []
@@ -147,7 +151,8 @@ def test_second_interruption_counts_sentences_from_the_resume_point() -> None:
     text = "One fact. Two facts here. Three facts now. Four and last."
     steps = (
         room(0, 22, speech=[(0, 3), (7.5, 9.5), (13.5, 14.5)])
-        + [(1.0, "iv", iv(text=text, values=()))]
+        + [(1.0, "iv", iv(text=text, values=())), heard(8.0, 7.5, "But why")]
+        + [heard(14.0, 13.5, "Hang on")]
         + [receipt(8.02, "p1", "stopped", 3.0, 1), receipt(14.02, "p1", "stopped", 2.5, 1)]
     )
     plays = [d for _, d in run(steps).log if d[0] == "play"]
