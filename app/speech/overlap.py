@@ -4,8 +4,10 @@ While the agent is audible, sustained participant speech goes to the floor's bar
 rule (``app.floor.bargein``), which holds while everything heard is a backchannel.
 ``OverlapListener`` keeps the audio of the current speech from its onset (the signal the
 VAD judged: the double-talk detector's residual while the agent plays) and decodes it
-when the speech becomes sustained, then again every ``interval`` of new audio while it
-goes on, until it holds words that are not a backchannel or ``max_seconds`` have passed.
+when the speech becomes sustained, then again every ``interval`` while it goes on, until
+it holds words that are not a backchannel or ``max_seconds`` have passed. A decode needs
+new voiced audio and runs at most ``tail`` after the latest voiced frame: what follows a
+"yeah" is the agent's residual echo, in which Whisper finds words that were never said.
 
 Decoding is on the speech worker's thread and on the latency path of a barge-in, so
 ``WhisperGlance`` reads faster-whisper with a shortened encoder window (whisper.cpp's
@@ -37,6 +39,7 @@ class OverlapTuning:
     preroll: float = 0.2  # audio kept before the onset frame
     interval: float = 0.2  # new audio between two decodes of the same speech
     max_seconds: float = 2.0  # no decodes this long after the onset (the floor has decided)
+    tail: float = 0.1  # audio kept after the latest voiced frame
 
 
 @dataclass
@@ -44,7 +47,8 @@ class _Speech:
     start: float
     audio: list[np.ndarray] = field(default_factory=list)
     armed: bool = False  # sustained while the agent was audible: decode it
-    decoded_until: float = float("-inf")
+    voiced_until: float = float("-inf")  # end of the latest voiced frame
+    decoded_until: float = float("-inf")  # voiced_until at the last decode
     done: bool = False  # words that are not a backchannel were heard: no more decodes
 
 
@@ -59,10 +63,15 @@ class OverlapListener:
         self.decodes = 0
 
     def update(
-        self, frame: np.ndarray, end: float, events: Sequence[VadEvent], agent_audible: bool
+        self,
+        frame: np.ndarray,
+        end: float,
+        events: Sequence[VadEvent],
+        agent_audible: bool,
+        voiced: bool = True,
     ) -> list[OverlapTranscript]:
         """``end``: audio time at the end of ``frame``; ``agent_audible``: the agent was
-        playing (or just stopped) when it was captured."""
+        playing (or just stopped) when it was captured; ``voiced``: the VAD's verdict."""
         sustained = False
         for e in events:
             if e.kind == VadKind.SPEECH_ONSET:
@@ -76,6 +85,8 @@ class OverlapListener:
             self._keep_preroll(frame)
             return []
         speech.audio.append(np.asarray(frame, np.float32))
+        if voiced:
+            speech.voiced_until = end
         if sustained and agent_audible:
             speech.armed = True
         t = self.tuning
@@ -84,9 +95,11 @@ class OverlapListener:
             or speech.done
             or end - speech.start > t.max_seconds + 1e-9
             or end - speech.decoded_until < t.interval - 1e-9
+            or speech.voiced_until <= speech.decoded_until
+            or end - speech.voiced_until > t.tail + 1e-9
         ):
             return []
-        speech.decoded_until = end
+        speech.decoded_until = speech.voiced_until
         self.decodes += 1
         text = self.decode(np.concatenate(speech.audio))
         speech.done = bool(text.strip()) and not is_backchannel(text)

@@ -254,7 +254,8 @@ class SpeechWorker:
             self._emit(self.segmenter.last_level)
         if self._overlap is not None:
             # Speech over the agent: what it says decides whether it takes the floor.
-            for transcript in self._overlap.update(heard, t0 + dur, events, recent):
+            voiced_now = prob >= self.settings.vad_threshold
+            for transcript in self._overlap.update(heard, t0 + dur, events, recent, voiced_now):
                 self._emit(transcript)
         voiced = prob >= self.settings.vad_threshold
         self._feed_wake(frame, sample)

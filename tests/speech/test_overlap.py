@@ -40,13 +40,15 @@ def feed(
     frames: int,
     events: dict[int, list[VadKind]],
     audible: bool | set[int] = True,
+    voiced: range | None = None,
 ) -> list[tuple[int, OverlapTranscript]]:
     out = []
     for i in range(frames):
         evs = [VadEvent(k, t(i), 0.05, True) for k in events.get(i, [])]
         heard = audible if isinstance(audible, bool) else i in audible
         frame = np.full(F, i, np.float32)
-        out += [(i, tr) for tr in listener.update(frame, t(i), evs, heard)]
+        v = voiced is None or i in voiced
+        out += [(i, tr) for tr in listener.update(frame, t(i), evs, heard, v)]
     return out
 
 
@@ -104,6 +106,23 @@ def test_listener(texts, events, audible, expected, frames) -> None:
     out = feed(listener, 70, events, audible)
     assert [(i, tr.text, round(tr.start / DT) - 1) for i, tr in out] == expected
     assert all(tr.end == t(i) for i, tr in out)
+    assert decode.frames == frames
+
+
+@pytest.mark.parametrize(
+    ("voiced", "decoded_at", "frames"),
+    [
+        (range(20, 34), [29, 36], [17, 24]),  # voice until frame 33: one more decode
+        (range(20, 32), [29], [17]),  # voice until 31: frame 36 is past the 0.1 s tail
+        (range(20, 50), [29, 36, 43], [17, 24, 31]),
+    ],
+)
+def test_decodes_need_new_voice(voiced: range, decoded_at: list[int], frames: list[int]) -> None:
+    """After a "yeah" only the agent's residual echo is left: it is not decoded."""
+    decode = Script([])
+    listener = OverlapListener(decode, OverlapTuning(interval=0.2, max_seconds=2.0, tail=0.1))
+    out = feed(listener, 60, {20: [ONSET], 29: [SUSTAINED], 50: [SHORT]}, voiced=voiced)
+    assert [i for i, _ in out] == decoded_at
     assert decode.frames == frames
 
 
