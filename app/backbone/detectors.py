@@ -127,6 +127,10 @@ def _plain_shared(a: str, b: str) -> set[str]:
 
 def _names(text: str) -> list[str]:
     """Capitalised terms: mid-sentence, or name-shaped anywhere ("PDFBox", "ACE2")."""
+    return [term for term, _, _ in _name_spans(text)]
+
+
+def _name_spans(text: str) -> list[tuple[str, int, int]]:
     found = []
     for match in _NAME.finditer(text):
         term = match.group(1)
@@ -136,8 +140,26 @@ def _names(text: str) -> list[str]:
         initial = not before or before[-1] in ".!?\"'"
         if initial and not _shaped(term):
             continue
-        found.append(term)
+        found.append((term, match.start(), match.end()))
     return found
+
+
+def _joined_names(text: str) -> list[tuple[str, int, int]]:
+    """Names with their neighbours joined: "Saudi Arabia", "Middle East"."""
+    joined: list[tuple[str, int, int]] = []
+    for term, start, end in _name_spans(text):
+        if joined and text[joined[-1][2] : start] == " ":
+            last = joined.pop()
+            term, start = text[last[1] : end], last[1]
+        joined.append((term, start, end))
+    return joined
+
+
+def _around(text: str, start: int, end: int, reach: int = 30) -> set[str]:
+    """Content words next to a term within its clause: the role it plays."""
+    before = re.split(r"[,;:!?()]|\.\s", text[max(0, start - reach) : start])[-1]
+    after = re.split(r"[,;:!?()]|\.\s", text[end : end + reach])[0]
+    return set(content_tokens(f"{before} {after}"))
 
 
 def _shaped(term: str) -> bool:
@@ -158,15 +180,21 @@ def number_mismatch(
     """A quantity the document contradicts for the same counted thing."""
     out: list[Proposal] = []
     for q in quantities(utterance):
-        if q.year or facts.supports_quantity(q, utterance) or _negated(utterance, q.raw):
+        if facts.supports_quantity(q, utterance) or _negated(utterance, q.raw):
             continue  # the document states this value somewhere: a correct restatement
         for sentence in candidates:
-            for d in facts.quantities.get(sentence.sid, []):
-                if not q.compatible(d) or q.same_value(d):
-                    continue
-                shared = {t for t in _shared(utterance, sentence.text) if not t[0].isdigit()}
-                if len(shared) < MIN_SHARED_WORDS:
-                    continue
+            shared = {t for t in _shared(utterance, sentence.text) if not t[0].isdigit()}
+            found = facts.quantities.get(sentence.sid, [])
+            if len(shared) < (NAME_SHARED_WORDS if q.year else MIN_SHARED_WORDS):
+                continue
+            if q.year and sum(d.year for d in found) != 1:
+                continue  # a year contradicts only a sentence about one dated event
+            rivals = [d for d in found if q.compatible(d) and not q.same_value(d)]
+            # Of several values in the sentence, the one said about the same thing (a
+            # digit swap, 43% for 34%, is nearer than another value).
+            for d in sorted(rivals, key=lambda d: (-len(q.context & d.context),
+                                                   abs(d.value - q.value) / max(abs(q.value), 1e-9))
+                            )[:1]:
                 thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
                 out.append(Proposal(
                     "number", "incorrect_info", f"the {thing} value", d.raw, (sentence.sid,),
@@ -185,17 +213,21 @@ def name_mismatch(
 ) -> list[Proposal]:
     """A named tool/dataset/method absent from the document where a retrieved sentence
     names a different one in the same setting."""
-    absent = [n for n in _names(utterance) if not facts.mentions(n)]
+    absent = [span for span in _name_spans(utterance) if not facts.mentions(span[0])]
     if not absent:
         return []
     said = {w.lower() for w in _names(utterance)}
+    wrong, start, end = absent[0]
+    role = _around(utterance, start, end)
     for sentence in candidates:
         if len(_shared(utterance, sentence.text)) < NAME_SHARED_WORDS:
             continue
-        others = [n for n in _names(sentence.text) if n.lower() not in said]
+        others = [(n, len(role & _around(sentence.text, a, b)))
+                  for n, a, b in _joined_names(sentence.text) if n.lower() not in said]
         if others:
-            right = min(others, key=lambda n: (facts.frequency(n), not _shaped(n)))
-            wrong = absent[0]
+            # The name in the same role ("emerged initially in _"), else the rarest one.
+            right = min(others, key=lambda o: (-o[1], facts.frequency(o[0]),
+                                               not _shaped(o[0])))[0]
             return [Proposal(
                 "name", "incorrect_info", f"what the document names instead of {wrong}", right,
                 (sentence.sid,), key=f"name {wrong.lower()}",

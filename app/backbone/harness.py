@@ -12,18 +12,13 @@ from typing import Any
 from app.backbone import direct as direct_stage
 from app.backbone import generate as generate_stage
 from app.backbone import guard, monitor, prompts, schemas, self_repair
-from app.backbone.citations import citations, valid_sids
+from app.backbone.citations import citations
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
-from app.backbone.detectors import (
-    DocumentFacts,
-    Proposal,
-    attributes_to_document,
-    carried,
-    detect,
-)
+from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
 from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
+from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
@@ -61,12 +56,11 @@ class Backbone:
         self.system = prompts.system_prompt(document.numbered_block() if full else None)
         self.ledger = ClaimLedger(settings.ledger, self.similarity)
         self.transcript = Transcript(window=settings.ledger.transcript_window)
-        self.facts = DocumentFacts(document.sentences)
         self._lower = " ".join(s.text for s in document.sentences).lower()
-        self._finder = EvidenceFinder(search or default_search(document, embedder),
-                                      settings.llm.focused_top_k)
-        self._turn_sids: dict[int, list[int]] = {}
-        self._proposals: list[Proposal] = []  # last ordinary turn's, for adoption
+        finder = EvidenceFinder(search or default_search(document, embedder),
+                                settings.llm.focused_top_k)
+        self.proposer = Proposer(document, finder, DocumentFacts(document.sentences))
+        self._turn_sids = self.proposer.turn_sids
         self._next_index = 0
         self._ids = itertools.count(1)
         self._generation = 0
@@ -91,15 +85,10 @@ class Backbone:
         self.ledger.forget(index)
         open_before = self.ledger.open_claims()
         started = time.perf_counter()
-        previous = self.transcript.previous_texts(2)
         extra = [s for c in open_before for s in sorted(c.sids)][:2]
-        candidates = self._finder.for_turn(turn.text, previous[-1] if previous else "", extra)
-        self._turn_sids[index] = candidates
-        found = detect(turn.text, previous, self._sentences(candidates), self.facts,
-                       self._sentences(self._asked_sids()))
-        fresh = {p.key for p in found}
-        found += [p for p in carried(self._proposals, turn.text) if p.key not in fresh]
-        self._proposals = [p for p in found if p.detector != "open_question"]
+        evidence = self.proposer.for_turn(self.transcript.lines[-1],
+                                          self.transcript.lines[-3:-1], extra)
+        candidates, found = evidence.candidates, evidence.found
         latency["retrieve"] = _ms(started)
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
@@ -141,8 +130,7 @@ class Backbone:
         context = self.transcript.recent(self.settings.ledger.direct_context_turns)
         previous = context[-1].text if context else ""
         self.transcript.append(index, question.speaker, question.text)
-        candidates = self._finder.for_turn(question.text, previous)
-        self._turn_sids[index] = candidates
+        candidates = self.proposer.for_question(index, question.text, previous)
         user = self._conversation(context) + self._sentence_block(candidates)
         user += prompts.direct_task(question.text, candidates,
                                     self.settings.utterance.abstain_text,
@@ -369,17 +357,6 @@ class Backbone:
         cut = len(words) > MAX_SENTENCE_WORDS
         text = " ".join(words[:MAX_SENTENCE_WORDS]) + (" ..." if cut else "")
         return f"[S{sid}] {text}"
-
-    def _asked_sids(self) -> list[int]:
-        """Sentences retrieved for the latest question among the two turns before this
-        one (what a reply like "I don't remember" leaves open)."""
-        for line in reversed(self.transcript.lines[-3:-1]):
-            if not line.agent and contains_question(line.text):
-                return self._turn_sids.get(line.index, [])
-        return []
-
-    def _sentences(self, sids: Sequence[int]) -> list[Any]:
-        return [self.document.get(s) for s in valid_sids(self.document, sids)]
 
     # --- helpers ------------------------------------------------------------------------
 

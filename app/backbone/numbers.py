@@ -45,6 +45,11 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 
+# The upper bound of a percent range: "35-50%", "25 to 50 percent" (the lower bound is a
+# percentage too, and the range is what was said).
+_RANGE_PERCENT = re.compile(r"\s?(?:-|\u2013|to)\s?\d+(?:\.\d+)?(?:\s?%|\s+percent\b)",
+                            re.IGNORECASE)
+
 
 def _parse_word_run(run: str) -> int | None:
     tokens = [t for t in re.split(r"[\s-]+", run.lower()) if t and t != "and"]
@@ -81,6 +86,8 @@ class Quantity:
     nouns: frozenset[str]  # stemmed words right after the number: what is counted
     raw: str
     year: bool = False
+    # stemmed words around it within its clause: which of several quantities is which
+    context: frozenset[str] = frozenset()
 
     def same_value(self, other: Quantity) -> bool:
         return abs(self.value - other.value) <= 1e-9 * max(1.0, abs(self.value))
@@ -109,6 +116,14 @@ def _nouns_after(text: str, end: int) -> frozenset[str]:
     return frozenset(nouns)
 
 
+def _context(text: str, start: int, end: int, reach: int = 40) -> frozenset[str]:
+    """Words of the clause around a number ("43% for MERS", "MERS at 34%")."""
+    before = re.split(r"[,;:!?()]|\.\s", text[max(0, start - reach) : start].lower())[-1]
+    after = re.split(r"[,;:!?()]|\.\s", text[end : end + reach].lower())[0]
+    words = re.findall(r"[a-z][a-z0-9-]*", f"{before} {after}")
+    return frozenset(_stem(w) for w in words if w not in _NOUN_SKIP and len(w) > 2)
+
+
 def _is_reference(text: str, start: int) -> bool:
     before = re.findall(r"[a-z]+\.?", text[max(0, start - 12) : start].lower())
     return bool(before) and before[-1].rstrip(".") in REFERENCE_WORDS
@@ -117,16 +132,21 @@ def _is_reference(text: str, start: int) -> bool:
 def quantities(text: str) -> list[Quantity]:
     """Every quantity in ``text`` (number words included), references skipped."""
     normal = word_numbers_to_digits(text.replace("\u2019", "'"))
-    found = []
+    found: list[Quantity] = []
+    range_end = 0  # the upper bound of a range is part of the range, not a quantity
     for match in _QUANTITY.finditer(normal):
-        if _is_reference(normal, match.start()):
+        if match.start() < range_end or _is_reference(normal, match.start()):
             continue
         if re.match(r"[a-z]", normal[match.end() : match.end() + 1], re.IGNORECASE):
             continue  # "2e-5", "F1", "v1": part of a token
         number = float(match.group(1).replace(",", ""))
         scale = SCALES.get((match.group(2) or "").lower(), 1.0)
-        percent = bool(match.group(3))
+        upper = _RANGE_PERCENT.match(normal, match.end())
+        percent = bool(match.group(3)) or upper is not None
+        raw = normal[match.start() : upper.end()] if upper else match.group(0)
+        range_end = upper.end() if upper else range_end
         year = not percent and scale == 1.0 and number.is_integer() and 1900 <= number <= 2100
         nouns = frozenset() if percent else _nouns_after(normal, match.end())
-        found.append(Quantity(number * scale, percent, nouns, match.group(0).strip(), year))
+        found.append(Quantity(number * scale, percent, nouns, raw.strip(), year,
+                              _context(normal, match.start(), match.end())))
     return found

@@ -191,3 +191,51 @@ def test_adoption_of_a_wrong_number_carries_the_proposal(doc, facts):
     assert "adopted" in adopted[0].note
     assert carried(first, "Mm, okay, interesting.") == []  # a brief reply adopts nothing
     assert carried(first, "No wait, it's 76 percent, I misread.") == []
+
+
+@pytest.fixture(scope="module")
+def review():
+    from app.document import open_document
+
+    return open_document(shared_path("benchmark/dev/d04/document.pdf"))
+
+
+@pytest.fixture(scope="module")
+def outbreak():
+    from app.document import open_document
+
+    return open_document(shared_path("benchmark/dev/d03/document.pdf"))
+
+
+def test_of_several_values_the_one_said_about_the_same_thing_is_proposed(outbreak):
+    facts = DocumentFacts(outbreak.sentences)
+    utterance = ("They say the case fatality rate is around 3%, against 10% for SARS or 43% "
+                 "for MERS.")
+    [p] = number_mismatch(utterance, having(outbreak, "34% reported for MERS"), facts)
+    assert (p.said, p.predicted_answer) == ("43%", "34%")
+
+
+def test_a_percent_range_is_compared_as_a_range(review):
+    facts = DocumentFacts(review.sentences)
+    utterance = "Given that something like 25 to 50 percent of diagnosed MERS cases died."
+    [p] = number_mismatch(utterance, having(review, "35-50% of diagnosed infections"), facts)
+    assert (p.said, p.predicted_answer) == ("25 to 50 percent", "35-50%")
+    assert number_mismatch("Right, 35 to 50 percent of diagnosed MERS infections died.",
+                           having(review, "35-50% of diagnosed infections"), facts) == []
+
+
+def test_a_year_contradicts_only_a_sentence_about_the_same_dated_event(review):
+    facts = DocumentFacts(review.sentences)
+    first = having(review, "was first identified in 2003")
+    [p] = number_mismatch("SARS-CoV was first identified in 2002, a decade before MERS.",
+                          first, facts)
+    assert p.predicted_answer == "2003"
+    # a year beside a sentence that shares too little is no contradiction
+    assert number_mismatch("We met in 2002 to plan it.", first, facts) == []
+
+
+def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
+    facts = DocumentFacts(review.sentences)
+    [p] = name_mismatch("And MERS emerged initially in Qatar, that's where it first showed up.",
+                        having(review, "emerged initially in Saudi Arabia"), facts)
+    assert (p.said, p.predicted_answer) == ("Qatar", "Saudi Arabia")

@@ -1,0 +1,162 @@
+"""Detector recall on the dev set, without a model: do the deterministic detectors put
+the right proposal in front of the monitor, on the right turn?
+
+Every conversation runs through the same retrieval and detectors as the harness
+(``app.backbone.proposals.Proposer``; backchannels skipped). Per event type:
+- wrong / self_correction: a number or name proposal on the onset turn or the next one
+  whose value is a gold value ("detected"), split into number and name swaps;
+- gap: an open-question proposal on one of the two turns after the question, and
+  whether it names the evidence sentence;
+- misattribution: an unsupported-finding proposal on the onset turn or the next;
+- resolved_question / unanswerable: any proposal in the window (false alarms);
+- ordinary turns outside every event window: proposals per 100 turns.
+
+    python benchmarks/detectors.py [--dev ../shared/benchmark/dev] [--out FILE]
+
+Prints a table and writes benchmarks/results/detectors.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from retrieval_recall import evidence_sids  # noqa: E402
+
+from app.backbone.context import EvidenceFinder  # noqa: E402
+from app.backbone.detectors import DocumentFacts, Proposal  # noqa: E402
+from app.backbone.proposals import Proposer  # noqa: E402
+from app.backbone.retrieval import default_search  # noqa: E402
+from app.backbone.transcript import Line  # noqa: E402
+from app.document import open_document  # noqa: E402
+from app.embedding import get_embedder  # noqa: E402
+from app.eval.dataset import Event, read_set  # noqa: E402
+from app.eval.text import contains_any  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from app.text import is_backchannel  # noqa: E402
+
+WINDOW = 5  # turns after the onset that belong to an event (BENCHMARK.md)
+
+
+def proposals_by_turn(proposer: Proposer, turns: list[tuple[int, str, str]]
+                      ) -> dict[int, list[Proposal]]:
+    lines: list[Line] = []
+    out: dict[int, list[Proposal]] = {}
+    for index, speaker, text in turns:
+        if is_backchannel(text):
+            continue
+        lines.append(Line(index, speaker, text))
+        out[index] = proposer.for_turn(lines[-1], lines[-3:-1]).found
+    return out
+
+
+def _hits(found: dict[int, list[Proposal]], turns: range, kinds: set[str]) -> list[Proposal]:
+    return [p for t in turns for p in found.get(t, []) if p.detector in kinds]
+
+
+def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) -> dict:
+    onset, row = event.onset_turn, {"id": event.id, "type": event.type}
+    if event.type in ("wrong", "self_correction"):
+        hits = _hits(found, range(onset, onset + 2), {"number", "name"})
+        numeric = any(ch.isdigit() for v in event.gold_values for ch in v) or any(
+            w in v.lower() for v in event.gold_values for w in ("eleven", "twelve", "fifteen"))
+        row |= {"swap": "number" if numeric else "name",
+                "detected": any(contains_any(p.predicted_answer, event.gold_values)
+                                for p in hits),
+                "proposed": bool(hits)}
+    elif event.type == "gap":
+        hits = _hits(found, range(onset + 1, onset + 3), {"open_question"})
+        row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits)}
+    elif event.type == "misattribution":
+        row |= {"detected": bool(_hits(found, range(onset, onset + 2), {"unsupported"}))}
+    else:  # resolved_question, unanswerable: any proposal is a false alarm
+        hits = _hits(found, range(onset, onset + WINDOW + 1),
+                     {"number", "name", "unsupported", "open_question"})
+        row |= {"false_alarm": bool(hits), "detectors": sorted({p.detector for p in hits})}
+    return row
+
+
+def evaluate(dev: Path) -> tuple[list[dict], dict[str, int]]:
+    settings = Settings()
+    embedder = get_embedder()
+    rows: list[dict] = []
+    background = {"turns": 0, "with_proposal": 0}
+    for case in read_set(dev).documents:
+        index = open_document(case.document, settings.document)
+        facts = DocumentFacts(index.sentences)
+        search = default_search(index, embedder)
+        for conversation in case.conversations:
+            proposer = Proposer(index, EvidenceFinder(search, settings.llm.focused_top_k), facts)
+            found = proposals_by_turn(
+                proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns])
+            events = [e for e in case.events if e.conversation == conversation.name]
+            for event in events:
+                rows.append(score_event(event, found, evidence_sids(index, event.evidence)
+                                        if event.evidence else set()))
+            covered = {t for e in events for t in range(e.onset_turn, e.onset_turn + WINDOW + 1)}
+            for turn, hits in found.items():
+                if turn not in covered:
+                    background["turns"] += 1
+                    background["with_proposal"] += bool(hits)
+    return rows, background
+
+
+def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
+    def rate(members: list[dict], key: str) -> dict:
+        n = len(members)
+        return {"n": n, key: round(sum(r[key] for r in members) / n, 3) if n else None}
+
+    groups = {
+        "number swaps (wrong + self_correction)": rate(
+            [r for r in rows if r.get("swap") == "number"], "detected"),
+        "name swaps (wrong + self_correction)": rate(
+            [r for r in rows if r.get("swap") == "name"], "detected"),
+        "gap: open question proposed": rate([r for r in rows if r["type"] == "gap"], "proposed"),
+        "gap: with the evidence sentence": rate(
+            [r for r in rows if r["type"] == "gap"], "detected"),
+        "misattribution: unsupported finding": rate(
+            [r for r in rows if r["type"] == "misattribution"], "detected"),
+        "resolved/unanswerable: false alarm": rate(
+            [r for r in rows if r["type"] in ("resolved_question", "unanswerable")],
+            "false_alarm"),
+    }
+    turns = background["turns"]
+    groups["other turns: proposals per 100"] = {
+        "n": turns, "per_100": round(100 * background["with_proposal"] / turns, 1) if turns
+        else None}
+    return groups
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dev", type=Path, default=REPO.parent / "shared" / "benchmark" / "dev")
+    parser.add_argument("--out", type=Path,
+                        default=REPO / "benchmarks" / "results" / "detectors.json")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    rows, background = evaluate(args.dev)
+    table = summarise(rows, background)
+    print(f"{'measure':<42}{'n':>5}{'rate':>8}")
+    for name, stats in table.items():
+        value = next(v for k, v in stats.items() if k != "n")
+        print(f"{name:<42}{stats['n']:>5}{value if value is not None else '-':>8}")
+    for row in rows:
+        if row.get("detected") is False or row.get("false_alarm"):
+            print(f"  {row['id']} ({row['type']}): {row}")
+    report = {"dev": str(args.dev), "summary": table, "events": rows,
+              "seconds": round(time.perf_counter() - started, 1)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2))
+    print(f"wrote {args.out} ({report['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
