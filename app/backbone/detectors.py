@@ -255,11 +255,18 @@ def unsupported_finding(
         return []  # the document talks about exactly this: leave it to the other checks
     what = (missing_names or [q.raw for q in missing_numbers])[0]
     return [Proposal(
-        "unsupported", "not_in_paper", "a finding attributed to the document", "", (),
+        "unsupported", "not_in_paper", _clause_with(utterance, what), "", (),
         key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
         note=f'"{what}" appears nowhere in the document',
         said=what,
     )]
+
+
+def _clause_with(text: str, term: str, max_words: int = 16) -> str:
+    """The sentence of ``text`` that says ``term``, cut to a claim's length."""
+    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
+    sentence = next((s for s in sentences if term in s), sentences[-1])
+    return " ".join(sentence.split()[:max_words]).rstrip(".,;")
 
 
 def open_question(
@@ -278,7 +285,7 @@ def open_question(
     if best is None or _answers(utterance, asked, best.text, reports_failed_recall(utterance)):
         return []
     # The model gets the best guess and the question's next hits to answer from.
-    sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:2])]))
+    sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:3])]))[:3]
     return [Proposal(
         "open_question", "missing_info", question_point(asked), "", sids,
         key=question_key(asked),
@@ -363,7 +370,8 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
     for p in previous:
         if p.detector == "number":
             said = quantities(p.said)
-            adopted = any(q.same_value(s) for q in quantities(utterance) for s in said)
+            adopted = any(q.same_value(s) and not _negated(utterance, q.raw)
+                          for q in quantities(utterance) for s in said)
         elif p.detector == "name":
             adopted = re.search(rf"\b{re.escape(p.said)}\b", utterance, re.IGNORECASE) is not None
         elif p.detector == "unsupported":

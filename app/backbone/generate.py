@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,10 @@ class Generated:
     topic: str = ""
     sids: tuple[int, ...] = ()
     reason: str = ""
+
+
+_NEGATION = re.compile(r"\b(not|no|never|nothing|doesn'?t|don'?t|isn'?t|can'?t|cannot)\b",
+                       re.IGNORECASE)
 
 
 def word_limit(intent: str, settings: UtteranceSettings) -> int | None:
@@ -42,7 +47,11 @@ def parse(
         return Generated(False, reason="generate: empty text")
     raw = data.get("quote_sids") or []
     sids = valid_sids(document, raw if isinstance(raw, list) else [])
-    if intent != "not_in_paper":
+    if intent == "not_in_paper":
+        sids = ()  # nothing in the document states it: nothing to cite
+        if not _NEGATION.search(text):
+            return Generated(False, reason="generate: does not say the document lacks it")
+    else:
         sids = sids or valid_sids(document, fallback_sids)
         sids = _holding(document, value, [*sids, *fallback_sids]) or sids
         if not sids:

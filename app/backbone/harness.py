@@ -262,8 +262,11 @@ class Backbone:
         user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
                                       claim.predicted_answer if claim.sids else "")
         checked = self._value_checked(claim, sids)
+        # A finding no sentence states, found by the detector and confirmed by the model:
+        # there is nothing to abstain over (the reply says the document does not state it).
+        unsupported = intent == "not_in_paper" and claim.key.startswith("unsupported ")
         reply = self._call("generate", self.system, user,
-                           schemas.generate_schema(allow_abstain=not checked),
+                           schemas.generate_schema(allow_abstain=not (checked or unsupported)),
                            self.settings.llm.generate)
         latency["generate"] = reply.ms
         if reply.data is None:

@@ -221,8 +221,8 @@ class ClaimLedger:
         claim.sids.update(verdict.sids)
         if verdict.predicted_answer:
             claim.predicted_answer = verdict.predicted_answer
-        if verdict.evidence:
-            claim.evidence = verdict.evidence
+        if verdict.evidence and not claim.evidence:
+            claim.evidence = verdict.evidence  # the words that raised it, not the latest
 
     def _same_claim_text(self, cid: int, past: Delivery) -> bool:
         claim = self.claims.get(cid)

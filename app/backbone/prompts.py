@@ -101,6 +101,9 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
         lines.append(f"what was said: {evidence}")
     if sids:
         lines.append(f"sentences to use: {_sids(sids)}")
+    if intent == "not_in_paper":
+        lines.append("Write text like: \"The document doesn't report that; I can't find "
+                     "<the finding in a few words> anywhere in it.\"")
     if answer_hint:
         lines.append(f"document value: {answer_hint}")
         # Small models copy a concrete pattern far better than they follow a rule.

@@ -96,6 +96,9 @@ def test_finding_the_document_never_states_is_flagged_as_not_in_paper(doc, facts
                  "clickthrough rate went up by 46.5 percent.")
     [p] = unsupported_finding(utterance, doc.sentences[:5], facts)
     assert p.status == "not_in_paper" and p.sids == ()
+    # the claim is the finding itself, so the spoken reply can name what is missing
+    assert p.claim == ("They ran an online A/B test and the clickthrough rate went up by "
+                       "46.5 percent")
 
 
 def test_attributed_finding_the_document_states_is_not_flagged(doc, facts):

@@ -51,3 +51,15 @@ def test_abstention_and_empty_text_are_not_spoken():
                      UtteranceSettings()).speak
     assert parse({**REPLY, "text": " "}, "missing", [1], DOC,
                  UtteranceSettings()).reason == "generate: empty text"
+
+
+@pytest.mark.parametrize(("text", "speaks"), [
+    ("The document doesn't report that; I can't find an A/B test anywhere in it.", True),
+    ("There is no A/B test in the document.", True),
+    ("Yeah, that's a big number for a production system.", False),  # parroted the turn
+])
+def test_not_in_paper_says_the_document_lacks_it_and_cites_nothing(text, speaks):
+    made = parse({"action": "speak", "text": text, "topic": "", "quote_sids": [1]},
+                 "not_in_paper", [1], DOC, UtteranceSettings())
+    assert made.speak is speaks
+    assert made.sids == ()

@@ -213,3 +213,13 @@ def test_every_parameter_comes_from_settings():
     settings = dataclasses.replace(LedgerSettings(), cooldown_turns=2, max_rollbacks=1)
     out = run([(wrong(), ())] * 5, settings)
     assert out == ["gate: waiting 1/2", "speak", "gate: waiting 1/2", "cooldown", "speak"]
+
+
+def test_a_claim_keeps_the_words_that_raised_it_as_its_evidence():
+    ledger = ClaimLedger(LedgerSettings(), overlap)
+    first = dataclasses.replace(wrong(), evidence="they parse pages with Apache Tika")
+    later = dataclasses.replace(wrong(), evidence="yeah, Tika, and then the fonts")
+    ledger.observe(0, first)
+    ledger.observe(1, later)
+    (claim,) = ledger.open_claims()
+    assert claim.evidence == "they parse pages with Apache Tika" and claim.persistence == 2
