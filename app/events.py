@@ -139,6 +139,7 @@ class Decision:
     intervention: Intervention | None = None
     claim: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
+    claim_id: int | None = None  # the ledger claim this turn's verdict counted on
 
 
 # --- floor, voice and UI ----------------------------------------------------------------

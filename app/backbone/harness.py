@@ -77,6 +77,13 @@ class Backbone:
             warm(self.system)
 
     def on_turn(self, turn: Turn) -> Decision:
+        self._observed: Claim | None = None
+        decision = self._decide(turn)
+        if self._observed is None:
+            return decision
+        return dataclasses.replace(decision, claim_id=self._observed.cid)
+
+    def _decide(self, turn: Turn) -> Decision:
         index = self._index(turn)
         if is_backchannel(turn.text, max_words=self.settings.floor.backchannel_max_words):
             return Decision(index, "silent", "backchannel: not sent to the monitor")
@@ -110,6 +117,7 @@ class Backbone:
         if not self.settings.ledger.deference:
             return self._without_deference(index, verdict, head, latency)
         observed = self.ledger.observe(index, verdict)
+        self._observed = observed.claim
         repaired = self._self_repair(index, open_before, head, latency)
         claim = observed.claim
         if not verdict.actionable or claim is None:
@@ -333,6 +341,7 @@ class Backbone:
     ) -> Decision:
         """The ablation: no gate, no self-repair; every actionable verdict is answered."""
         observed = self.ledger.observe(index, verdict)
+        self._observed = observed.claim
         if not verdict.actionable or observed.claim is None:
             return Decision(index, "silent", f"monitor: {verdict.status}",
                             claim=verdict.claim, latency_ms=latency)

@@ -11,7 +11,7 @@ from app.eval.dataset import BenchmarkFormatError
 
 FIELDS = (
     "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
-    "quote", "claim", "reason", "latency_ms",
+    "quote", "claim", "reason", "latency_ms", "claim_id",
 )  # fmt: skip
 
 
@@ -29,6 +29,7 @@ class DecisionRecord:
     claim: str = ""
     reason: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
+    claim_id: int | None = None  # the backbone's claim the verdict counted on, if any
 
     @property
     def spoke(self) -> bool:
@@ -52,6 +53,7 @@ class DecisionRecord:
             "claim": self.claim,
             "reason": self.reason,
             "latency_ms": {k: round(float(v), 1) for k, v in self.latency_ms.items()},
+            "claim_id": self.claim_id,
         }
 
     @classmethod
@@ -71,6 +73,7 @@ class DecisionRecord:
             claim=str(record.get("claim") or ""),
             reason=str(record.get("reason") or ""),
             latency_ms={str(k): float(v) for k, v in latency.items()},
+            claim_id=cid if isinstance(cid := record.get("claim_id"), int) else None,
         )
 
 

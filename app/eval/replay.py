@@ -71,7 +71,7 @@ def record_decision(
     return DecisionRecord(
         document=document, conversation=conversation, turn=turn,
         action=decision.action, claim=claim, reason=decision.reason,
-        latency_ms=dict(decision.latency_ms),
+        latency_ms=dict(decision.latency_ms), claim_id=decision.claim_id,
         **intervention_fields(intervention),  # type: ignore[arg-type]
     )  # fmt: skip
 

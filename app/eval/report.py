@@ -61,6 +61,9 @@ def replay_markdown(report: ReplayReport, meta: dict[str, Any]) -> str:
         f"Unprompted interventions: {report.unprompted} over {report.ordinary_turns} ordinary "
         f"turns ({_cell(report.unprompted_per_100)} per 100); interventions in all: "
         f"{report.interventions}.",
+        f"Claim matching: {report.claim_matching.same_claim} of "
+        f"{report.claim_matching.repeats} repeated reports on an event counted on the same "
+        f"claim ({_cell(report.claim_matching.rate)}%).",
         f"Per-turn backbone latency: p50 {_cell(lat.p50_ms)} ms, p95 {_cell(lat.p95_ms)} ms, "
         f"mean {_cell(lat.mean_ms)} ms.",
         stages,

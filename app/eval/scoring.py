@@ -73,6 +73,20 @@ class LatencySummary:
 
 
 @dataclass(frozen=True)
+class ClaimMatching:
+    """Claim identity across turns: of the repeated reports on one event (a later turn in
+    its window whose verdict counted on some claim), how many landed on the same claim as
+    the report before (a new claim restarts the persistence count)."""
+
+    repeats: int
+    same_claim: int
+
+    @property
+    def rate(self) -> float | None:
+        return _pct(self.same_claim, self.repeats)
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     types: tuple[TypeSummary, ...]
     outcomes: tuple[EventOutcome, ...]
@@ -82,6 +96,7 @@ class ReplayReport:
     unprompted_per_100: float | None
     interventions: int
     latency: LatencySummary
+    claim_matching: ClaimMatching = field(default_factory=lambda: ClaimMatching(0, 0))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +109,7 @@ class ReplayReport:
             "unprompted": self.unprompted,
             "unprompted_per_100_turns": self.unprompted_per_100,
             "latency_ms": vars(self.latency),
+            "claim_matching": vars(self.claim_matching) | {"rate": self.claim_matching.rate},
             "events": [vars(o) | {"spoke_turns": list(o.spoke_turns)} for o in self.outcomes],
         }
 
@@ -278,6 +294,7 @@ def score_replay(
     outcomes: list[EventOutcome] = []
     unprompted: list[DecisionRecord] = []
     ordinary = 0
+    matching = ClaimMatching(0, 0)
     for case in benchmark.documents:
         for conversation in case.conversations:
             mine = sorted(
@@ -293,6 +310,8 @@ def score_replay(
             spoken = [d for d in mine if d.spoke and d.kind != "direct"]
             by_event, loose = attribute(spoken, events, similarity, settings)
             unprompted.extend(loose)
+            for event in events:
+                matching = _claim_matching(event, mine, settings, matching)
             reach = _conversation_reach(mine)
             last = conversation.turns[-1].turn if conversation.turns else -1
             for event in events:
@@ -321,7 +340,16 @@ def score_replay(
         unprompted_per_100=_pct(len(unprompted), ordinary),
         interventions=sum(d.spoke for d in decisions),
         latency=summarise_latency(decisions),
+        claim_matching=matching,
     )
+
+
+def _claim_matching(event: Event, mine: Sequence[DecisionRecord], settings: ScoringSettings,
+                    total: ClaimMatching) -> ClaimMatching:
+    window = range(event.onset_turn, _window_end(event, settings) + 1)
+    cids = [d.claim_id for d in mine if d.turn in window and d.claim_id is not None]
+    same = sum(a == b for a, b in zip(cids, cids[1:], strict=False))
+    return ClaimMatching(total.repeats + max(0, len(cids) - 1), total.same_claim + same)
 
 
 def _ordinary_turns(conversation: Conversation, decided: set[int], s: ScoringSettings) -> int:

@@ -148,9 +148,25 @@ def test_lexical_similarity() -> None:
 
 
 def test_record_round_trip() -> None:
-    record = tiny_set.planned_decisions()[4]
+    record = dataclasses.replace(tiny_set.planned_decisions()[4], claim_id=3)
     assert DecisionRecord.from_json(record.to_json()) == record
     assert list(record.to_json()) == [
         "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
-        "quote", "claim", "reason", "latency_ms",
+        "quote", "claim", "reason", "latency_ms", "claim_id",
     ]  # fmt: skip
+    older = {k: v for k, v in record.to_json().items() if k != "claim_id"}
+    assert DecisionRecord.from_json(older).claim_id is None  # runs before the field
+
+
+def test_claim_matching_counts_repeated_reports_landing_on_the_same_claim(tiny) -> None:
+    def silent(turn: int, cid: int | None) -> DecisionRecord:
+        return DecisionRecord("d01", "main", turn, "silent", claim_id=cid)
+
+    # gap d01-e01 (turns 3-8): claim 1, 1, then a new claim 2 (one break in three repeats);
+    # wrong d01-e02 (turns 10-15): 4, 4; a claim outside every window does not count
+    decisions = [silent(3, 1), silent(4, None), silent(5, 1), silent(6, 2), silent(7, 2),
+                 silent(10, 4), silent(12, 4), silent(25, 9)]
+    matching = _score(tiny, decisions).claim_matching
+    assert (matching.repeats, matching.same_claim) == (4, 3)
+    assert matching.rate == 75.0
+    assert _score(tiny, tiny_set.planned_decisions()).claim_matching.rate is None
