@@ -4,11 +4,21 @@ A real synthesized answer plays through the player into a simulated room: the ag
 audio reaches the mic with delay and gain (two reflections), a recorded participant
 starts at a random offset, and the mic goes through the speech path of the app
 (AEC3 against the played blocks, Silero VAD, the VAD segmenter; while the agent
-plays, the double-talk detector's near-end voice instead of the AEC3 output) into the floor FSM,
-whose Stop goes back to the player. Everything runs in lockstep on audio time.
+plays, the double-talk detector's near-end voice instead of the AEC3 output; the
+overlap listener's partial transcripts for the backchannel filter) into the floor FSM,
+whose Stop goes back to the player. Everything runs in lockstep on audio time; a decode
+of the overlapping speech holds the mic path for the CPU time it took, as it holds the
+speech worker's thread in the app, so the latencies include it.
 
-Trials: full interruptions (≥ 2.5 s of real speech), short interjections (≤ 0.8 s of
-real speech, the acoustic shape of a backchannel) and the agent's own echo alone.
+Every clip is labelled once by the app's Whisper model on the clean clip (cached next to
+the results): a backchannel (SPEC §5, app.text.is_backchannel), no words (a hum, a laugh,
+a breath), or other words. Trials: full interruptions (RTTM segments of >= 2.5 s, up to
+6 s of them, with words, in which the VAD hears >= 1 s of speech with the agent silent;
+the others are left out and listed in the JSON),
+short interjections (0.2-0.8 s segments, plus long ones that only say a backchannel,
+every one used in turn; the short ones with words, "no", "hello", are reported apart:
+short, but not backchannels), and the agent's own echo alone. Onset is where the VAD
+first hears the clean clip.
 
     python benchmarks/barge_in.py [--audio DIR] [--trials 60] [--engine kokoro]
 
@@ -22,6 +32,7 @@ import json
 import random
 import sys
 import threading
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -30,9 +41,16 @@ from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.events import Intervention, InterventionKind, PlaybackReceipt  # noqa: E402
-from app.floor import FloorFSM, Play, Stop  # noqa: E402
-from app.settings import SpeechSettings, VoiceSettings  # noqa: E402
+from app.events import (  # noqa: E402
+    InputLevel,
+    Intervention,
+    InterventionKind,
+    PlaybackReceipt,
+)
+from app.floor import FloorFSM, Stop  # noqa: E402
+from app.floor.outputs import Command, Play  # noqa: E402
+from app.settings import FloorSettings, SpeechSettings, VoiceSettings  # noqa: E402
+from app.text import is_backchannel  # noqa: E402
 from app.voice import CachingEngine, MemorySink, Player, open_engine  # noqa: E402
 
 RATE = 16000
@@ -49,6 +67,9 @@ ANSWER = (
     "The main result, a drop in blood pressure, is reported on page six, in table two."
 )
 DEFAULT_AUDIO = Path(__file__).resolve().parents[2] / "shared" / "data" / "audio_diarization"
+MIN_INTERRUPT_VOICED = 1.0  # seconds the VAD hears in a full interruption, agent silent
+MAX_CLIP = 6.0  # seconds of a long segment used (an interruption goes on)
+SHORT_KINDS = ("backchannel", "no_words", "words")
 
 
 # --- recorded participants ------------------------------------------------------------
@@ -57,11 +78,15 @@ DEFAULT_AUDIO = Path(__file__).resolve().parents[2] / "shared" / "data" / "audio
 @dataclass(frozen=True)
 class Clip:
     name: str
-    samples: np.ndarray  # 16 kHz; speech starts at sample 0
+    samples: np.ndarray  # 16 kHz, from the RTTM segment start
+    onset: float = 0.0  # where the VAD first hears it (clean clip, agent silent)
+    voiced: float = 0.0  # seconds the VAD hears in it
+    label: str = ""  # short clips: backchannel / no_words / words
+    words: str = ""  # what Whisper heard in the clean clip
 
 
 def load_clips(folder: Path) -> tuple[list[Clip], list[Clip]]:
-    """Long (≥ 2.5 s) and short (0.2-0.8 s) annotated speech segments from RTTM+WAV."""
+    """Long (>= 2.5 s) and short (0.2-0.8 s) annotated speech segments from RTTM+WAV."""
     import soundfile as sf
 
     long_clips, short_clips = [], []
@@ -81,11 +106,44 @@ def load_clips(folder: Path) -> tuple[list[Clip], list[Clip]]:
                     if rate != RATE
                     else audio.mean(axis=1)
                 )
-                seg = mono[int(start * RATE) : int((start + min(dur, 3.0)) * RATE)]
+                seg = mono[int(start * RATE) : int((start + min(dur, MAX_CLIP)) * RATE)]
                 seg = seg * (PARTICIPANT_RMS / max(1e-6, _active_rms(seg)))
                 clip = Clip(f"{wav.parent.name}/{wav.name}@{start:.2f}", seg.astype(np.float32))
-                (long_clips if dur >= 2.5 else short_clips).append(clip)
+                (long_clips if dur >= 2.5 else short_clips).append(_heard(clip))
     return long_clips, short_clips
+
+
+def _heard(clip: Clip) -> Clip:
+    """Where and how much the app's VAD hears speech in the clean clip."""
+    from app.speech.vad import SileroVad
+
+    vad = SileroVad()
+    x = clip.samples
+    voiced = [vad(x[i : i + FRAME]) >= 0.5 for i in range(0, x.size - FRAME + 1, FRAME)]
+    first = next((i for i, v in enumerate(voiced) if v), None)
+    onset = 0.0 if first is None else first * FRAME / RATE
+    return replace(clip, onset=onset, voiced=sum(voiced) * FRAME / RATE)
+
+
+def label_clips(clips: list[Clip], cache: Path) -> list[Clip]:
+    """Label each clip by what the app's Whisper model hears in it (cached)."""
+    known = json.loads(cache.read_text()) if cache.exists() else {}
+    missing = [c for c in clips if c.name not in known]
+    if missing:
+        from app.speech.asr import WhisperTranscriber
+
+        asr = WhisperTranscriber(threads=1)
+        for c in missing:
+            words = asr.transcribe(c.samples, 0.0, "", c.samples.size / RATE)
+            known[c.name] = " ".join(w.text for w in words).strip()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+    out = []
+    for c in clips:
+        words = known[c.name]
+        label = "backchannel" if is_backchannel(words) else "words" if words else "no_words"
+        out.append(replace(c, label=label, words=words))
+    return out
 
 
 def _active_rms(x: np.ndarray) -> float:
@@ -116,36 +174,43 @@ class RoomSink(MemorySink):
 class Trial:
     def __init__(self, room: Room, kind: str, clip: Clip | None, offset: float) -> None:
         from app.speech.echo import SelfVoiceReference
+        from app.speech.overlap import OverlapListener
         from app.speech.vad import VadSegmenter
 
         self.room, self.kind, self.clip, self.offset = room, kind, clip, offset
         self.reference = SelfVoiceReference()
         self.segmenter = VadSegmenter(room.speech)
-        self.fsm = FloorFSM()
+        self.fsm = FloorFSM(room.floor)
+        self.listener = OverlapListener(room.timed_decode) if room.decode else None
         self.sink = RoomSink(self)
         self.done = threading.Event()
         self.player = Player(room.engine, self.sink, tap=self.reference, on_receipt=self._receipt)
         self.mic_samples = 0
+        self.busy_until = 0.0  # the mic path is decoding until then (audio clock)
+        self.stop_at: float | None = None  # the player is told to stop once audio reaches it
         self.decision: float | None = None
         self.stopped: float | None = None
+        self.heard: list[str] = []
+        self.reason = ""  # words (not a backchannel) or speech that went on
 
     def run(self) -> dict:
         iv = Intervention("answer", InterventionKind.PROACTIVE, ANSWER, topic="trial")
         self.fsm.on_intervention(iv, -3.0)
-        from app.events import InputLevel
-
         self.fsm.on_level(InputLevel(-3.0, 0.0, False), -3.0)
         plays = [c for c in self.fsm.tick(0.0) if isinstance(c, Play)]
         assert plays, "the floor did not release the answer"
         self.player.play(iv.id, plays[0].text)
         self.done.wait(120)
         self.player.close()
-        onset = self.offset if self.clip is not None else None
+        onset = self.offset + self.clip.onset if self.clip is not None else None
         return {
             "kind": self.kind,
+            "label": self.clip.label if self.clip else "",
             "clip": self.clip.name if self.clip else None,
             "offset": round(self.offset, 3),
             "yielded": self.decision is not None,
+            "heard": self.heard,
+            "took_floor_on": self.reason,
             "decision_to_stopped_ms": _ms(self.stopped, self.decision),
             "onset_to_stopped_ms": _ms(self.stopped, onset),
         }
@@ -159,6 +224,9 @@ class Trial:
 
     def hear_until(self, t: float) -> None:
         """Run the mic path over every whole frame that ends by ``t``."""
+        if self.stop_at is not None and self.stop_at <= t + 1e-9:
+            self.stop_at = None
+            self.player.stop()
         while (self.mic_samples + FRAME) / RATE <= t + 1e-9 and self.decision is None:
             self._frame(self.mic_samples)
             self.mic_samples += FRAME
@@ -172,13 +240,39 @@ class Trial:
         ref = self.reference.reference(at, FRAME)
         clean = self.room.aec.process(mic, ref)
         prob = self.room.vad(clean)
+        heard = clean
         if self_voice and self.room.near_end is not None:
             prob = self.room.near_end(mic, ref, dur)  # the worker's double-talk path
-        for event in self.segmenter.update(dur, prob, rms(clean), self_voice):
-            for c in self.fsm.on_vad(event, event.time):
-                if isinstance(c, Stop) and self.decision is None:
-                    self.decision = event.time
-                    self.player.stop()
+            heard = self.room.near_end.detector.residual
+        # A decode holds the worker's thread: later frames are handled when it is done.
+        now = max(at + dur, self.busy_until)
+        events = self.segmenter.update(dur, prob, rms(clean), self_voice)
+        for event in events:
+            self._apply(self.fsm.on_vad(event, now), now)
+        if self.segmenter.last_level is not None:
+            self._apply(self.fsm.on_level(self.segmenter.last_level, now), now)
+        if self.listener is not None:
+            recent = self_voice or self.reference.playing(at - 0.5, at + dur)
+            voiced = prob >= self.room.speech.vad_threshold
+            for transcript in self.listener.update(heard, at + dur, events, recent, voiced):
+                self.busy_until = now = now + self.room.last_decode_seconds
+                self.heard.append(transcript.text)
+                self._apply(self.fsm.on_overlap(transcript, now), now)
+
+    def _apply(self, commands: list[Command], now: float) -> None:
+        if self.decision is None and any(isinstance(c, Stop) for c in commands):
+            self.decision = now
+            words = self.heard[-1] if self.heard else ""
+            filtered = self.room.floor.barge_in_backchannel_filter
+            self.reason = (
+                "sustained" if not filtered
+                else "words" if words.strip() and not is_backchannel(words)
+                else "went_on"
+            )
+            if now <= self.sink.t + 1e-9:
+                self.player.stop()
+            else:
+                self.stop_at = now
 
 
 @dataclass
@@ -186,8 +280,10 @@ class Room:
     engine: CachingEngine
     agent16: np.ndarray  # what the player plays, at 16 kHz
     speech: SpeechSettings
+    floor: FloorSettings
     seed: int
     double_talk: bool = True
+    decode: object = None  # the overlap decoder (None: no backchannel filter)
 
     def __post_init__(self) -> None:
         from app.speech.doubletalk import NearEndVoice
@@ -198,6 +294,17 @@ class Room:
         self.vad = SileroVad()
         self.near_end = NearEndVoice() if self.double_talk else None
         self.rng = np.random.default_rng(self.seed)
+        self.last_decode_seconds = 0.0
+        self.decode_seconds: list[float] = []
+
+    def timed_decode(self, audio: np.ndarray) -> str:
+        """The decoder, timed in CPU seconds (what it takes on an idle core)."""
+        assert callable(self.decode)
+        cpu = time.process_time()
+        text = self.decode(audio)
+        self.last_decode_seconds = time.process_time() - cpu
+        self.decode_seconds.append(self.last_decode_seconds)
+        return str(text)
 
     def mic(self, n0: int, played: float, clip: Clip | None, offset: float) -> np.ndarray:
         n = np.arange(n0, n0 + FRAME)
@@ -233,29 +340,41 @@ def render(engine: CachingEngine) -> np.ndarray:
 
 
 def plan(trials: int, long_clips: list[Clip], short_clips: list[Clip], length: float, seed: int):
+    """Interruptions drawn at random; interjections split evenly between the labels, each
+    label's clips in turn; echo-only trials. The participant's speech (not the segment
+    start) begins between 1 s after the start and 3.5 s before the end of the answer."""
     rng = random.Random(seed)
-    n_echo = n_short = max(5, trials // 6)
-    kinds = ["interrupt"] * (trials - n_echo - n_short) + ["interjection"] * n_short
-    kinds += ["echo"] * n_echo
+    n_echo = max(5, trials // 6)
+    n_short = max(len(short_clips), trials // 3)
+    kinds = [("interrupt", None)] * (trials - n_echo - n_short)
+    by_label = [[c for c in short_clips if c.label == k] for k in SHORT_KINDS]
+    by_label = [clips for clips in by_label if clips]
+    for i in range(n_short):
+        clips = by_label[i % len(by_label)]
+        kinds.append(("interjection", clips[(i // len(by_label)) % len(clips)]))
+    kinds += [("echo", None)] * n_echo
     out = []
-    for kind in kinds:
-        clip = None
+    for kind, clip in kinds:
         if kind == "interrupt":
             clip = rng.choice(long_clips)
-        elif kind == "interjection":
-            clip = rng.choice(short_clips)
-        out.append((kind, clip, rng.uniform(1.0, length - 3.5)))
+        onset = clip.onset if clip is not None else 0.0
+        out.append((kind, clip, rng.uniform(1.0, length - 3.5) - onset))
     return out
 
 
 def run_rule(name: str, room: Room, trials: list) -> dict:
     # A converged echo canceller, as in a session that has spoken before.
     Trial(room, "warm-up", None, 0.0).run()
+    room.decode_seconds.clear()
     results = [Trial(room, kind, clip, offset).run() for kind, clip, offset in trials]
+    dec = [1000.0 * d for d in room.decode_seconds]
     return {
         "rule": name,
         "sustained_speech_s": room.speech.sustained_speech,
+        "backchannel_filter": room.decode is not None,
+        "hold_max_s": room.floor.barge_in_hold_max if room.decode is not None else None,
         **summary(results),
+        "decode_cpu_ms": {"n": len(dec), "p50": _pct(dec, 50), "p95": _pct(dec, 95)},
         "trials": results,
     }
 
@@ -264,35 +383,54 @@ def _pct(xs: list[float], q: float) -> float | None:
     return round(float(np.percentile(xs, q)), 1) if xs else None
 
 
+def _rate(rs: list[dict]) -> float | None:
+    return round(sum(r["yielded"] for r in rs) / len(rs), 3) if rs else None
+
+
 def summary(results: list[dict]) -> dict:
-    by = {k: [r for r in results if r["kind"] == k] for k in ("interrupt", "interjection", "echo")}
-    hits = [r for r in by["interrupt"] if r["yielded"]]
+    interrupts = [r for r in results if r["kind"] == "interrupt"]
+    short = {
+        k: [r for r in results if r["kind"] == "interjection" and r["label"] == k]
+        for k in SHORT_KINDS
+    }
+    echo = [r for r in results if r["kind"] == "echo"]
+    hits = [r for r in interrupts if r["yielded"]]
     dec = [r["decision_to_stopped_ms"] for r in hits]
     ons = [r["onset_to_stopped_ms"] for r in hits]
-    rate = lambda rs: round(sum(r["yielded"] for r in rs) / len(rs), 3) if rs else None  # noqa: E731
     return {
-        "n": {k: len(v) for k, v in by.items()},
-        "yield_rate": rate(by["interrupt"]),
-        "false_yield_interjection": rate(by["interjection"]),
-        "false_yield_own_voice": rate(by["echo"]),
+        "n": {
+            "interrupt": len(interrupts),
+            **{k: len(v) for k, v in short.items()},
+            "echo": len(echo),
+        },
+        "yield_rate": _rate(interrupts),
+        "yields_short": {k: _rate(v) for k, v in short.items()},
+        "false_yield_own_voice": _rate(echo),
         "decision_to_stopped_ms": {"p50": _pct(dec, 50), "p95": _pct(dec, 95)},
         "onset_to_stopped_ms": {"p50": _pct(ons, 50), "p95": _pct(ons, 95)},
     }
 
 
+def _p(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
 def table(rows: list[dict]) -> str:
     head = (
-        "| rule | trials (int/short/echo) | yield | false yield short | false yield own voice "
-        "| decision→stopped p50/p95 ms | onset→stopped p50/p95 ms |\n|---|---|---|---|---|---|---|"
+        "| rule | trials (int/bc/none/words/echo) | yield | false yield backchannels "
+        "| yields no-word sounds | yields short words | false yield own voice "
+        "| decision→stopped p50/p95 ms | onset→stopped p50/p95 ms |\n"
+        "|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in rows:
-        n, d, o = r["n"], r["decision_to_stopped_ms"], r["onset_to_stopped_ms"]
+        n, y = r["n"], r["yields_short"]
+        d, o = r["decision_to_stopped_ms"], r["onset_to_stopped_ms"]
         lines.append(
-            f"| {r['rule']} | {n['interrupt']}/{n['interjection']}/{n['echo']} "
-            f"| {r['yield_rate']:.1%} | {r['false_yield_interjection']:.1%} "
-            f"| {r['false_yield_own_voice']:.1%} | {d['p50']} / {d['p95']} "
-            f"| {o['p50']} / {o['p95']} |"
+            f"| {r['rule']} | {n['interrupt']}/{n['backchannel']}/{n['no_words']}/{n['words']}"
+            f"/{n['echo']} | {_p(r['yield_rate'])} | {_p(y['backchannel'])} "
+            f"| {_p(y['no_words'])} | {_p(y['words'])} | {_p(r['false_yield_own_voice'])} "
+            f"| {d['p50']} / {d['p95']} | {o['p50']} / {o['p95']} |"
         )
     return "\n".join(lines)
 
@@ -303,11 +441,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=60)
     ap.add_argument("--engine", default="kokoro", choices=["kokoro", "piper"])
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--fast", type=float, default=0.3, help="sustained window of the faster rule")
+    ap.add_argument(
+        "--fast",
+        type=float,
+        nargs="+",
+        default=[0.3],
+        help="sustained windows of the faster rules (with the backchannel filter)",
+    )
     ap.add_argument(
         "--without-double-talk",
         action="store_true",
         help="add a row with the VAD on the AEC3 output alone (no double-talk detector)",
+    )
+    ap.add_argument(
+        "--decoder",
+        default="glance",
+        choices=["glance", "full"],
+        help="overlap decoder: Whisper with a 10 s window (the app's) or the full 30 s one",
     )
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "barge_in.json")
     args = ap.parse_args(argv)
@@ -318,32 +468,78 @@ def main(argv: list[str] | None = None) -> int:
     if not long_clips or not short_clips:
         print(f"skipped: {args.audio} has no annotated speech segments to use")
         return 0
+    labels = args.out.parent / "barge_in_labels.json"
+    long_clips = label_clips(long_clips, labels)
+    short_clips = label_clips(short_clips, labels)
+    # Not an interruption: the VAD hears too little of it or Whisper no words (left out),
+    # or all it says is a backchannel (it joins the backchannels).
+    heard = [c for c in long_clips if c.voiced >= MIN_INTERRUPT_VOICED]
+    faint = [c for c in long_clips if c.voiced < MIN_INTERRUPT_VOICED or c.label == "no_words"]
+    short_clips += [c for c in heard if c.label == "backchannel"]
+    long_clips = [c for c in heard if c.label == "words"]
     engine = CachingEngine(open_engine(VoiceSettings(engine=args.engine)))
     agent16 = render(engine)
     length = agent16.size / RATE
     trials = plan(args.trials, long_clips, short_clips, length, args.seed)
-    rows = []
+    decode = make_decoder(args.decoder)
+    paper = FloorSettings()
     variants = [
-        ("paper: 0.5 s sustained", 0.5, True),
-        (f"faster: {args.fast} s sustained", args.fast, True),
+        ("+ double-talk detector, 0.5 s", 0.5, True, None),
+        (f"+ double-talk detector, {args.fast[0]} s", args.fast[0], True, None),
+        ("+ backchannel filter, 0.5 s", 0.5, True, decode),
+        *[(f"+ backchannel filter, {w} s", w, True, decode) for w in args.fast],
     ]
     if args.without_double_talk:
-        variants.insert(0, ("AEC3 output only, 0.5 s", 0.5, False))
-    for name, window, double_talk in variants:
+        variants.insert(0, ("AEC3 only, 0.5 s", 0.5, False, None))
+    rows = []
+    for name, window, double_talk, decoder in variants:
         speech = replace(SpeechSettings(), sustained_speech=window)
-        room = Room(engine, agent16, speech, args.seed, double_talk)
+        floor = replace(paper, barge_in_backchannel_filter=decoder is not None)
+        room = Room(engine, agent16, speech, floor, args.seed, double_talk, decoder)
         rows.append(run_rule(name, room, trials))
+        print(table(rows[-1:]).splitlines()[-1], flush=True)
     print(
-        f"answer: {length:.1f} s by {engine.name}; clips: {len(long_clips)} long, "
+        f"answer: {length:.1f} s by {engine.name}; clips: {len(long_clips)} long "
+        f"({len(faint)} left out: the VAD hears < {MIN_INTERRUPT_VOICED} s or Whisper no words), "
         f"{len(short_clips)} short from {args.audio}"
     )
     print(table(rows))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    clips = {
+        "interrupt": [[c.name, c.words, round(c.onset, 3), round(c.voiced, 3)] for c in long_clips],
+        "left_out": [[c.name, c.words, round(c.onset, 3), round(c.voiced, 3)] for c in faint],
+        "short": [[c.name, c.label, c.words, round(c.voiced, 3)] for c in short_clips],
+    }
     args.out.write_text(
-        json.dumps({"engine": engine.name, "answer_seconds": length, "rows": rows}, indent=1)
+        json.dumps(
+            {
+                "engine": engine.name,
+                "answer_seconds": length,
+                "decoder": args.decoder,
+                "clips": clips,
+                "rows": rows,
+            },
+            indent=1,
+        )
     )
     print(f"wrote {args.out}")
     return 0
+
+
+def make_decoder(kind: str):
+    """The overlap decoder of the app (the speech worker's), or the full-window transcribe."""
+    from app.speech.asr import WhisperTranscriber
+    from app.speech.overlap import transcriber_text
+
+    asr = WhisperTranscriber(threads=1)
+    if kind == "glance":
+        return transcriber_text(asr)
+
+    def full(audio: np.ndarray) -> str:
+        words = asr.transcribe(audio, 0.0, "", audio.size / RATE)
+        return " ".join(w.text for w in words).strip()
+
+    return full
 
 
 if __name__ == "__main__":

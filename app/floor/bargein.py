@@ -82,11 +82,6 @@ class BargeIn:
         o.words = transcript.text
         return self._verdict()
 
-    def holding(self) -> bool:
-        """Sustained speech is heard but has not taken the floor (a backchannel so far)."""
-        o = self.overlap
-        return o is not None and o.sustained and not o.decided
-
     def _verdict(self) -> bool:
         o, s = self.overlap, self.settings
         if o is None or not o.sustained or o.decided:
