@@ -141,8 +141,8 @@ class Backbone:
         candidates = self.proposer.for_question(index, question.text, previous)
         user = self._conversation(context) + self._sentence_block(candidates)
         user += prompts.direct_task(question.text, candidates,
-                                    self.settings.utterance.abstain_text,
                                     self.settings.utterance.max_sentences_direct)
+        complete = contains_question(question.text) and len(question.text.split()) >= 4
         stream = direct_stage.TextFieldStream()
 
         def forward(chunk: str) -> None:
@@ -150,7 +150,8 @@ class Backbone:
             if piece and on_delta is not None:
                 on_delta(AnswerDelta(generation, next(seq), piece))
 
-        reply = self._call("direct", self.system, user, schemas.DIRECT,
+        reply = self._call("direct", self.system, user,
+                           schemas.direct_schema(allow_skip=not complete),
                      self.settings.llm.direct, forward if on_delta else None)
         if reply.data is None:
             answer = direct_stage.DirectAnswer("skip", "", ())

@@ -50,7 +50,7 @@ Text is read aloud: no [S#] numbers or brackets in it.
 
 TASK direct: someone asked Jarvis a question. action skip if it is not a complete
 question for Jarvis; answer in at most 3 short sentences from the document, citing
-quote_sids; abstain with the exact given text if the document does not say.
+quote_sids; abstain with empty text only if no sentence answers it.
 """
 
 DOCUMENT_HEADER = "\nDOCUMENT (numbered sentences):\n"
@@ -112,12 +112,13 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
     return "\n".join(lines) + "\n"
 
 
-def direct_task(question: str, candidates: Sequence[int], abstain_text: str,
-                max_sentences: int) -> str:
+def direct_task(question: str, candidates: Sequence[int], max_sentences: int) -> str:
+    # Naming the abstention's wording here made small models copy it on answerable
+    # questions; the harness supplies the wording.
     lines = ["TASK direct", f"Question: {question}"]
     if candidates:
         lines.append(f"Sentences found for it: {_sids(candidates)}")
-    lines.append(f"Answer in at most {max_sentences} short sentences from these sentences and "
-                 "list the ones you used in quote_sids (action answer). Only if none of them "
-                 f'answers it: action abstain, text exactly "{abstain_text}"')
+    lines.append(f"Answer in at most {max_sentences} short sentences using these sentences, and "
+                 "list the ones you used in quote_sids (action answer). If none of them "
+                 "answers it: action abstain, empty text.")
     return "\n".join(lines) + "\n"

@@ -64,15 +64,24 @@ GENERATE: dict[str, Any] = {
 DIRECT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        # The answer first: deciding to abstain before reading the sentences again made
-        # small models abstain on questions the document answers.
-        "text": {"type": "string", "maxLength": 600},
+        # Sentences first, then the answer from them, the action last: deciding to abstain
+        # before reading the sentences again made small models abstain on questions the
+        # document answers.
         "quote_sids": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
+        "text": {"type": "string", "maxLength": 600},
         "action": {"type": "string", "enum": ["answer", "abstain", "skip"]},
     },
-    "required": ["text", "quote_sids", "action"],
+    "required": ["quote_sids", "text", "action"],
     "additionalProperties": False,
 }
+
+
+def direct_schema(allow_skip: bool) -> dict[str, Any]:
+    """A complete question may not be skipped (small models skipped plain questions)."""
+    if allow_skip:
+        return DIRECT
+    action = {"type": "string", "enum": ["answer", "abstain"]}
+    return {**DIRECT, "properties": {**DIRECT["properties"], "action": action}}
 
 
 def monitor_schema(with_evidence: bool) -> dict[str, Any]:

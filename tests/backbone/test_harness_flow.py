@@ -208,6 +208,22 @@ def test_direct_skip_says_nothing(document):
     assert iv.intent == "skip" and iv.text == ""
 
 
+@pytest.mark.parametrize(("asked", "may_skip"), [
+    ("never mind, scroll up", True),
+    ("Jarvis, what", True),                                   # not a complete question yet
+    ("How many unique paper nodes are left?", False),
+    ("Going back to the parser. Which library do they use? I forget.", False),
+])
+def test_a_complete_question_cannot_be_skipped(document, asked, may_skip):
+    llm = ScriptedLLM([{"quote_sids": [], "text": "", "action": "abstain"}])
+    iv = make(document, llm).answer_direct(turn(5, asked))
+    actions = llm.requests[0].schema["properties"]["action"]["enum"]
+    assert ("skip" in actions) is may_skip
+    assert list(llm.requests[0].schema["properties"])[0] == "quote_sids"
+    assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
+    assert "That isn't covered" not in llm.requests[0].user  # the wording is not suggested
+
+
 def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
     llm = ScriptedLLM([QUIET, QUIET])
     bb = make(document, llm, screen_turns=None)  # auto: on in focused mode
