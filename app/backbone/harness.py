@@ -61,6 +61,7 @@ class Backbone:
                                 settings.llm.focused_top_k)
         self.proposer = Proposer(document, finder, DocumentFacts(document.sentences))
         self._turn_sids = self.proposer.turn_sids
+        self._observed: Claim | None = None  # the claim this turn's verdict counted on
         self._next_index = 0
         self._ids = itertools.count(1)
         self._generation = 0
@@ -77,7 +78,7 @@ class Backbone:
             warm(self.system)
 
     def on_turn(self, turn: Turn) -> Decision:
-        self._observed: Claim | None = None
+        self._observed = None
         decision = self._decide(turn)
         if self._observed is None:
             return decision
