@@ -23,6 +23,11 @@ def valid_sids(document: Any, sids: Iterable[Any], limit: int | None = None) -> 
     return tuple(out[:limit] if limit is not None else out)
 
 
+# A word with a footnote number glued on by the PDF's text layer ("library3"): rare, but
+# nobody would say it or type it.
+_FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
+
+
 def keyword(sentence_text: str, document_lower: str, max_words: int = 3) -> str:
     """A short verbatim phrase of the sentence that is rare in the document, so a PDF
     search for it lands on the cited passage."""
@@ -30,14 +35,14 @@ def keyword(sentence_text: str, document_lower: str, max_words: int = 3) -> str:
     scored = [
         (document_lower.count(t.lower()), -len(t), i)
         for i, t in enumerate(tokens)
-        if len(t) >= 4 and t.lower() not in STOPWORDS
+        if len(t) >= 4 and t.lower() not in STOPWORDS and not _FOOTNOTED.match(t)
     ]
     if not scored:
         return " ".join(tokens[:max_words])
     _, _, start = min(scored)
     phrase = [tokens[start]]
     for t in tokens[start + 1 : start + max_words]:
-        if t.lower() in STOPWORDS:
+        if t.lower() in STOPWORDS or _FOOTNOTED.match(t):
             break
         phrase.append(t)
     # Keep it verbatim: the words must sit next to each other in the sentence.

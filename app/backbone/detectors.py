@@ -16,6 +16,7 @@ from functools import cached_property
 
 from app.backbone.numbers import Quantity, quantities, word_numbers_to_digits
 from app.backbone.text import (
+    asks_about_document,
     contains_question,
     content_tokens,
     is_question,
@@ -311,7 +312,7 @@ _MOVES_ON = re.compile(
 def _pending_question(previous: Sequence[str]) -> str:
     """The latest question among the previous turns that every later turn left open."""
     for n, text in enumerate(reversed(previous)):
-        if contains_question(text):
+        if asks_about_document(text):
             later = list(previous)[len(previous) - n:]
             return text if all(_leaves_open(t, text) for t in later) else ""
     return ""

@@ -22,7 +22,7 @@ from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.text import contains_question
+from app.backbone.text import asks_about_document, contains_question
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -203,7 +203,7 @@ class Backbone:
 
     @staticmethod
     def _asks_or_attributes(text: str) -> bool:
-        return contains_question(text) or attributes_to_document(text)
+        return asks_about_document(text) or attributes_to_document(text)
 
     def _still_open(self, verdict: Verdict, found: Sequence[Proposal]) -> Verdict:
         """A question the monitor already judged a gap stays one while the replies leave

@@ -8,7 +8,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal, question_key, question_point
 from app.backbone.schemas import MAX_SIDS
-from app.backbone.text import contains_question
+from app.backbone.text import asks_about_document
 from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
 
 MAX_CLAIM_CHARS = 120
@@ -37,7 +37,7 @@ def parse(
         # The model saw a problem but could not name it; a detector did: take its verdict.
         confirmed = proposals[0]
         status = confirmed.status
-    asked = question_point(utterance)[:MAX_CLAIM_CHARS] if contains_question(utterance) else ""
+    asked = question_point(utterance)[:MAX_CLAIM_CHARS] if asks_about_document(utterance) else ""
     if status == "incorrect_info" and not claim and confirmed is None and asked:
         status = "missing_info"  # a bare question asks for a fact; it asserts nothing
     if confirmed is None:

@@ -13,7 +13,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
-from app.backbone.text import contains_question
+from app.backbone.text import asks_about_document
 from app.backbone.transcript import Line
 
 
@@ -56,6 +56,6 @@ class Proposer:
         """Sentences retrieved for the latest question among the two turns before (what a
         reply like "I don't remember" leaves open)."""
         for line in reversed(before[-2:]):
-            if not line.agent and contains_question(line.text):
+            if not line.agent and asks_about_document(line.text):
                 return self.turn_sids.get(line.index, [])
         return []

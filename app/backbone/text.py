@@ -87,6 +87,27 @@ def contains_question(text: str) -> bool:
     return is_question(text) or re.search(r"\w[\w'\")]*\s*\?", text) is not None
 
 
+# A question to the people in the room, not about the document: "can I ask you ...",
+# "should we move on?", "are you ready?" ("do you remember how many ..." still counts).
+_META = re.compile(
+    r"(?:^|[,;:]\s*)\W*(?:(?:so|okay|ok|and|but|well|oh|hey|alright|right),?\s+)*"
+    r"(?:can|could|may|shall|should|would|will|do|did|are|have|want)\s+(?:i|we|you)\b"
+    r"(?!\s+(?:\w+\s+)?(?:remember|recall|know|see|find|catch|get|note|think))",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(r"^\W*(?:anything else|any (?:other )?questions|all good|"
+                         r"everyone|ready|done|next|okay|ok|right)\W*$", re.IGNORECASE)
+
+
+def asks_about_document(text: str) -> bool:
+    """Some question in the turn asks for something, not for the room's attention."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p.endswith("?")]
+    if not parts:
+        return is_question(text) and not _META.search(text)
+    return any(not _META.search(p) and not _SMALL_TALK.match(p) and content_tokens(p)
+               for p in parts)
+
+
 _FAILED_RECALL = re.compile(
     r"\b(don'?t|do not|can'?t|cannot|couldn'?t|didn'?t) (really |actually |honestly )?"
     r"(remember|recall|know|note|find|see|say)\b|\bno (idea|clue)\b|\bnot sure\b|"

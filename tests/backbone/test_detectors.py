@@ -242,3 +242,26 @@ def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
     [p] = name_mismatch("And MERS emerged initially in Qatar, that's where it first showed up.",
                         having(review, "emerged initially in Saudi Arabia"), facts)
     assert (p.said, p.predicted_answer) == ("Qatar", "Saudi Arabia")
+
+
+@pytest.mark.parametrize(("turn", "about"), [
+    ("How many unique paper nodes are left?", True),
+    ("Right, so they dedupe. How many nodes does that leave them with? I forget.", True),
+    ("What GPU did they train on", True),               # the mark lost by the ASR
+    ("Do you remember how many papers they used?", True),
+    ("How big was it, do you know?", True),
+    ("So I skimmed the paper, can I ask you a couple of things before the meeting?", False),
+    ("Should we move on?", False),
+    ("Okay, can you scroll up?", False),
+    ("Anything else?", False),
+    ("That was the deduplication step.", False),
+])
+def test_a_question_about_the_document_is_told_from_one_to_the_room(turn, about):
+    from app.backbone.text import asks_about_document
+
+    assert asks_about_document(turn) is about
+
+
+def test_a_question_to_the_room_left_unanswered_opens_nothing(doc, facts):
+    meta = "So I only skimmed the Semantic Scholar graph paper, can I ask you some things?"
+    assert open_question("Sure, go ahead.", [meta], doc.sentences[:40], facts) == []

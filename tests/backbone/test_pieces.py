@@ -137,6 +137,15 @@ def test_keyword_is_a_rare_verbatim_phrase():
                                                                  "bidirectional")
 
 
+def test_keyword_skips_a_word_with_a_glued_footnote_number():
+    sentence = "Each page goes to Apache's PDFBox library3 to get the tokens."
+    doc = sentence.lower() + " the tokens and pages again. apache again."
+    assert keyword(sentence, doc) == "Apache's PDFBox"
+    assert keyword("PDFBox library3.", "pdfbox library3. pdfbox.") == "PDFBox"
+    assert keyword("The ACE2 receptor binds.", "the ace2 receptor binds. receptor binds."
+                   ) == "ACE2 receptor binds"  # a name with digits is no footnote
+
+
 def test_streamed_text_field_comes_out_piece_by_piece():
     stream = TextFieldStream()
     raw = '{"action": "answer", "text": "It is \\"37M\\" nodes.\\u00e9", "quote_sids": [2]}'
