@@ -104,8 +104,9 @@ def asks_about_document(text: str) -> bool:
     parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p.endswith("?")]
     if not parts:
         return is_question(text) and not _META.search(text)
-    return any(not _META.search(p) and not _SMALL_TALK.match(p) and content_tokens(p)
-               for p in parts)
+    # "Which one was that?" asks about the sentence before it.
+    asking = any(not _META.search(p) and not _SMALL_TALK.match(p) for p in parts)
+    return asking and bool(content_tokens(text))
 
 
 _FAILED_RECALL = re.compile(

@@ -250,6 +250,7 @@ def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
     ("What GPU did they train on", True),               # the mark lost by the ASR
     ("Do you remember how many papers they used?", True),
     ("How big was it, do you know?", True),
+    ("One of those systems said it struggled to assimilate it all. Which one was that?", True),
     ("So I skimmed the paper, can I ask you a couple of things before the meeting?", False),
     ("Should we move on?", False),
     ("Okay, can you scroll up?", False),
