@@ -20,6 +20,13 @@ every one used in turn; the short ones with words, "no", "hello", are reported a
 short, but not backchannels), and the agent's own echo alone. Onset is where the VAD
 first hears the clean clip.
 
+The recorded backchannels are few, so synthesized ones join them in a column of their own
+(never counted as recorded speech): the SPEC §5 words ("yeah", "mm-hmm", "oh okay", ...)
+said by the app's offline voices (Piper, and Kokoro voices other than the agent's) at
+several speeds, trimmed to their voice, 0.3-1.0 s, levelled like the recorded clips and
+cached as WAV next to the labels. They are labelled by the same Whisper pass: one that
+Whisper does not hear as a backchannel is reported in its own column, not dropped.
+
     python benchmarks/barge_in.py [--audio DIR] [--trials 60] [--engine kokoro]
 
 Prints a table and writes benchmarks/results/barge_in.json.
@@ -70,6 +77,17 @@ DEFAULT_AUDIO = Path(__file__).resolve().parents[2] / "shared" / "data" / "audio
 MIN_INTERRUPT_VOICED = 1.0  # seconds the VAD hears in a full interruption, agent silent
 MAX_CLIP = 6.0  # seconds of a long segment used (an interruption goes on)
 SHORT_KINDS = ("backchannel", "no_words", "words")
+SYNTH_KINDS = ("synth_backchannel", "synth_other")  # synthesized: heard as one, or not
+SYNTH_WORDS = (
+    "yeah", "okay", "right", "mm-hmm", "uh-huh", "sure", "oh", "wow", "yep", "cool",
+    "yeah yeah", "oh okay",
+)
+# (engine, voice, speed): the agent speaks with the default Kokoro voice, so not that one.
+SYNTH_VOICES = (
+    ("piper", "", 0.8), ("piper", "", 1.0), ("piper", "", 1.25),
+    ("kokoro", "jm_kumo", 1.0), ("kokoro", "jf_nezumi", 1.0), ("kokoro", "jf_gongitsune", 1.2),
+)
+SYNTH_SECONDS = (0.3, 1.0)
 
 
 # --- recorded participants ------------------------------------------------------------
@@ -81,8 +99,9 @@ class Clip:
     samples: np.ndarray  # 16 kHz, from the RTTM segment start
     onset: float = 0.0  # where the VAD first hears it (clean clip, agent silent)
     voiced: float = 0.0  # seconds the VAD hears in it
-    label: str = ""  # short clips: backchannel / no_words / words
+    label: str = ""  # short clips: backchannel / no_words / words (synth_*: synthesized)
     words: str = ""  # what Whisper heard in the clean clip
+    synthetic: bool = False  # said by a TTS voice, not recorded
 
 
 def load_clips(folder: Path) -> tuple[list[Clip], list[Clip]]:
@@ -142,8 +161,56 @@ def label_clips(clips: list[Clip], cache: Path) -> list[Clip]:
     for c in clips:
         words = known[c.name]
         label = "backchannel" if is_backchannel(words) else "words" if words else "no_words"
+        if c.synthetic:
+            label = "synth_backchannel" if label == "backchannel" else "synth_other"
         out.append(replace(c, label=label, words=words))
     return out
+
+
+def synth_clips(cache: Path) -> tuple[list[Clip], list[str]]:
+    """Backchannels said by the app's offline voices, trimmed, levelled, cached as WAV.
+    Returns the clips of 0.3-1.0 s and the names of the ones left out (too long/short)."""
+    import soundfile as sf
+
+    cache.mkdir(parents=True, exist_ok=True)
+    engines: dict[tuple[str, str, float], object] = {}
+    clips, left_out = [], []
+    for engine, voice, speed in SYNTH_VOICES:
+        tag = f"{engine}{'-' + voice if voice else ''}-x{speed:g}"
+        for word in SYNTH_WORDS:
+            name = f"synthetic/{tag}/{word.replace(' ', '_')}"
+            wav = cache / f"{tag}_{word.replace(' ', '_')}.wav"
+            if not wav.exists():
+                key = (engine, voice, speed)
+                if key not in engines:
+                    settings = VoiceSettings(engine=engine, voice=voice or "af_heart", speed=speed)
+                    engines[key] = open_engine(settings)
+                tts = engines[key]
+                parts = [a for _, a, rate in tts.synthesize_sentences(word.capitalize() + ".")]
+                audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+                if tts.sample_rate != RATE:
+                    audio = resample_poly(audio, RATE, tts.sample_rate)
+                sf.write(str(wav), _trim(np.asarray(audio, np.float32)), RATE, subtype="FLOAT")
+            x, _ = sf.read(str(wav), dtype="float32")
+            dur = x.size / RATE
+            if not SYNTH_SECONDS[0] <= dur <= SYNTH_SECONDS[1]:
+                left_out.append(f"{name} ({dur:.2f} s)")
+                continue
+            x = x * (PARTICIPANT_RMS / max(1e-6, _active_rms(x)))
+            clips.append(_heard(Clip(name, x.astype(np.float32), synthetic=True)))
+    return clips, left_out
+
+
+def _trim(x: np.ndarray, pad: float = 0.03) -> np.ndarray:
+    """The voiced part of a synthesized word: 10 ms windows within 35 dB of the loudest."""
+    w = x[: x.size // 160 * 160].reshape(-1, 160)
+    e = np.sqrt(np.mean(w**2, axis=1))
+    on = np.flatnonzero(e >= e.max() * 10 ** (-35 / 20)) if e.size else []
+    if len(on) == 0:
+        return x
+    a = max(0, on[0] * 160 - int(pad * RATE))
+    b = min(x.size, (on[-1] + 1) * 160 + int(pad * RATE))
+    return x[a:b]
 
 
 def _active_rms(x: np.ndarray) -> float:
@@ -339,10 +406,19 @@ def render(engine: CachingEngine) -> np.ndarray:
     return (audio * (AGENT_RMS / max(1e-6, _active_rms(audio)))).astype(np.float32)
 
 
-def plan(trials: int, long_clips: list[Clip], short_clips: list[Clip], length: float, seed: int):
+def plan(
+    trials: int,
+    long_clips: list[Clip],
+    short_clips: list[Clip],
+    length: float,
+    seed: int,
+    synth: list[Clip] | None = None,
+    synth_reps: int = 1,
+):
     """Interruptions drawn at random; interjections split evenly between the labels, each
-    label's clips in turn; echo-only trials. The participant's speech (not the segment
-    start) begins between 1 s after the start and 3.5 s before the end of the answer."""
+    label's clips in turn; echo-only trials; then every synthesized clip ``synth_reps``
+    times (on top of ``trials``). The participant's speech (not the segment start) begins
+    between 1 s after the start and 3.5 s before the end of the answer."""
     rng = random.Random(seed)
     n_echo = max(5, trials // 6)
     n_short = max(len(short_clips), trials // 3)
@@ -353,6 +429,7 @@ def plan(trials: int, long_clips: list[Clip], short_clips: list[Clip], length: f
         clips = by_label[i % len(by_label)]
         kinds.append(("interjection", clips[(i // len(by_label)) % len(clips)]))
     kinds += [("echo", None)] * n_echo
+    kinds += [("interjection", c) for _ in range(synth_reps) for c in synth or []]
     out = []
     for kind, clip in kinds:
         if kind == "interrupt":
@@ -391,7 +468,7 @@ def summary(results: list[dict]) -> dict:
     interrupts = [r for r in results if r["kind"] == "interrupt"]
     short = {
         k: [r for r in results if r["kind"] == "interjection" and r["label"] == k]
-        for k in SHORT_KINDS
+        for k in SHORT_KINDS + SYNTH_KINDS
     }
     echo = [r for r in results if r["kind"] == "echo"]
     hits = [r for r in interrupts if r["yielded"]]
@@ -417,10 +494,11 @@ def _p(x: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     head = (
-        "| rule | trials (int/bc/none/words/echo) | yield | false yield backchannels "
-        "| yields no-word sounds | yields short words | false yield own voice "
-        "| decision→stopped p50/p95 ms | onset→stopped p50/p95 ms |\n"
-        "|---|---|---|---|---|---|---|---|---|"
+        "| rule | trials (int/bc/none/words/echo/synth bc/synth other) | yield "
+        "| false yield backchannels | false yield synthetic backchannels "
+        "| yields synthetic, not heard as bc | yields no-word sounds | yields short words "
+        "| false yield own voice | decision→stopped p50/p95 ms | onset→stopped p50/p95 ms |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in rows:
@@ -428,7 +506,8 @@ def table(rows: list[dict]) -> str:
         d, o = r["decision_to_stopped_ms"], r["onset_to_stopped_ms"]
         lines.append(
             f"| {r['rule']} | {n['interrupt']}/{n['backchannel']}/{n['no_words']}/{n['words']}"
-            f"/{n['echo']} | {_p(r['yield_rate'])} | {_p(y['backchannel'])} "
+            f"/{n['echo']}/{n['synth_backchannel']}/{n['synth_other']} | {_p(r['yield_rate'])} "
+            f"| {_p(y['backchannel'])} | {_p(y['synth_backchannel'])} | {_p(y['synth_other'])} "
             f"| {_p(y['no_words'])} | {_p(y['words'])} | {_p(r['false_yield_own_voice'])} "
             f"| {d['p50']} / {d['p95']} | {o['p50']} / {o['p95']} |"
         )
@@ -459,6 +538,18 @@ def main(argv: list[str] | None = None) -> int:
         choices=["glance", "full"],
         help="overlap decoder: Whisper with a 10 s window (the app's) or the full 30 s one",
     )
+    ap.add_argument(
+        "--synth-reps",
+        type=int,
+        default=2,
+        help="trials per synthesized backchannel (0: none), on top of --trials",
+    )
+    ap.add_argument(
+        "--hold-max",
+        type=float,
+        default=None,
+        help="the filter's hold cap in seconds (default: the app's barge_in_hold_max)",
+    )
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "barge_in.json")
     args = ap.parse_args(argv)
     if not args.audio.exists():
@@ -477,12 +568,18 @@ def main(argv: list[str] | None = None) -> int:
     faint = [c for c in long_clips if c.voiced < MIN_INTERRUPT_VOICED or c.label == "no_words"]
     short_clips += [c for c in heard if c.label == "backchannel"]
     long_clips = [c for c in heard if c.label == "words"]
+    synth, synth_left_out = [], []
+    if args.synth_reps:
+        synth, synth_left_out = synth_clips(args.out.parent / "barge_in_synth")
+    synth = label_clips(synth, labels)
     engine = CachingEngine(open_engine(VoiceSettings(engine=args.engine)))
     agent16 = render(engine)
     length = agent16.size / RATE
-    trials = plan(args.trials, long_clips, short_clips, length, args.seed)
+    trials = plan(args.trials, long_clips, short_clips, length, args.seed, synth, args.synth_reps)
     decode = make_decoder(args.decoder)
     paper = FloorSettings()
+    if args.hold_max is not None:
+        paper = replace(paper, barge_in_hold_max=args.hold_max)
     variants = [
         ("+ double-talk detector, 0.5 s", 0.5, True, None),
         (f"+ double-talk detector, {args.fast[0]} s", args.fast[0], True, None),
@@ -501,7 +598,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"answer: {length:.1f} s by {engine.name}; clips: {len(long_clips)} long "
         f"({len(faint)} left out: the VAD hears < {MIN_INTERRUPT_VOICED} s or Whisper no words), "
-        f"{len(short_clips)} short from {args.audio}"
+        f"{len(short_clips)} short from {args.audio}; {len(synth)} synthesized backchannels "
+        f"({sum(c.label == 'synth_backchannel' for c in synth)} heard as one, "
+        f"{len(synth_left_out)} left out: not {SYNTH_SECONDS[0]}-{SYNTH_SECONDS[1]} s)"
     )
     print(table(rows))
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -509,6 +608,11 @@ def main(argv: list[str] | None = None) -> int:
         "interrupt": [[c.name, c.words, round(c.onset, 3), round(c.voiced, 3)] for c in long_clips],
         "left_out": [[c.name, c.words, round(c.onset, 3), round(c.voiced, 3)] for c in faint],
         "short": [[c.name, c.label, c.words, round(c.voiced, 3)] for c in short_clips],
+        "synthetic": [
+            [c.name, c.label, c.words, round(c.samples.size / RATE, 3), round(c.voiced, 3)]
+            for c in synth
+        ],
+        "synthetic_left_out": synth_left_out,
     }
     args.out.write_text(
         json.dumps(
