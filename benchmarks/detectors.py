@@ -73,7 +73,8 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
                 "proposed": bool(hits)}
     elif event.type == "gap":
         hits = _hits(found, range(onset + 1, onset + 3), {"open_question"})
-        row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits)}
+        row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits),
+                "first": any(p.sids[:1] and p.sids[0] in gold for p in hits)}
     elif event.type == "misattribution":
         row |= {"detected": bool(_hits(found, range(onset, onset + 2), {"unsupported"}))}
     else:  # resolved_question, unanswerable: any proposal is a false alarm
@@ -121,6 +122,8 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
         "gap: open question proposed": rate([r for r in rows if r["type"] == "gap"], "proposed"),
         "gap: with the evidence sentence": rate(
             [r for r in rows if r["type"] == "gap"], "detected"),
+        "gap: the evidence sentence first": rate(
+            [r for r in rows if r["type"] == "gap"], "first"),
         "misattribution: unsupported finding": rate(
             [r for r in rows if r["type"] == "misattribution"], "detected"),
         "resolved/unanswerable: false alarm": rate(

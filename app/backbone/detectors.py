@@ -101,6 +101,10 @@ _COMMON_CAPS = frozenset(
     "actually anyway also is are was were do does did not monday tuesday wednesday thursday "
     "friday saturday sunday table figure section page".split()
 )
+_DATE_QUESTION = re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bthe date\b",
+                            re.IGNORECASE)
+_DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+                   r"dec)[a-z]*\b", re.IGNORECASE)
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (many|much|long|big|large|often|fast)\b|\bwhat (number|size|percentage|share|"
     r"fraction|proportion)\b|\b(length|size|count|number|amount|duration)\b",
@@ -325,9 +329,12 @@ def _answer_sentence(
     that states a quantity of the thing asked about)."""
     qwords = set(content_tokens(asked))
     wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
+    wants_date = _DATE_QUESTION.search(asked) is not None
     for sentence in pool:
-        if len(_shared(asked, sentence.text)) < MIN_SHARED_WORDS:
+        if len(_shared(asked, sentence.text)) < (1 if wants_date else MIN_SHARED_WORDS):
             continue
+        if wants_date and not _DATE.search(sentence.text):
+            continue  # "when" is answered by a sentence with a date in it
         if wants_quantity and not any(
             d.percent or (d.nouns & qwords) for d in facts.quantities.get(sentence.sid, [])
         ):

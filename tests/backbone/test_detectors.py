@@ -266,3 +266,12 @@ def test_a_question_about_the_document_is_told_from_one_to_the_room(turn, about)
 def test_a_question_to_the_room_left_unanswered_opens_nothing(doc, facts):
     meta = "So I only skimmed the Semantic Scholar graph paper, can I ask you some things?"
     assert open_question("Sure, go ahead.", [meta], doc.sentences[:40], facts) == []
+
+
+def test_a_when_question_is_answered_by_a_sentence_with_a_date(outbreak):
+    facts = DocumentFacts(outbreak.sentences)
+    asked = "So when did it actually get reported to the WHO? Do they give the date?"
+    pool = [*having(outbreak, "severely ill"), *having(outbreak, "reported to the World Health")]
+    [p] = open_question("Uh, I don't remember it. End of December sometime?", [asked], pool,
+                        facts)
+    assert "31 December" in outbreak.get(p.sids[0]).text
