@@ -8,8 +8,9 @@ the speech is sustained:
 - words that are not all backchannel words take the floor at once;
 - while everything heard so far is a backchannel, or no words yet, the agent holds;
 - speech that goes on for ``barge_in_hold_max`` seconds (from its onset to its latest
-  voiced frame) takes the floor whatever was heard: a backchannel is short, and this
-  also covers a decoder that hears nothing.
+  voiced frame) takes the floor whatever was heard: a backchannel is short (a drawn-out
+  "okaaay" about 1.1 s, hence 1.2 s by default), and this also covers a decoder that
+  hears nothing.
 
 Pure: fed VAD events, per-frame input levels and transcripts, each carrying its own time.
 Every input answers whether to stop now; one overlap answers yes at most once.

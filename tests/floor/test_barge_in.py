@@ -53,18 +53,18 @@ STOPS = [
     ),
     pytest.param(
         over([(5.5, 8.0)], heard(6.0, 5.5, "Mm-hmm.")),
-        [6.4],
-        id="a-backchannel-that-goes-on-stops-after-1s",
+        [6.6],
+        id="a-backchannel-that-goes-on-stops-after-1.2s",
     ),
     pytest.param(
         over([(5.5, 8.0)], heard(6.0, 5.5, "")),
-        [6.4],
-        id="no-words-holds-until-1s",
+        [6.6],
+        id="no-words-holds-until-1.2s",
     ),
     pytest.param(
         over([(5.5, 8.0)]),
-        [6.4],
-        id="no-transcript-at-all-stops-after-1s",
+        [6.6],
+        id="no-transcript-at-all-stops-after-1.2s",
     ),
     pytest.param(
         over([(5.5, 8.0)], heard(5.8, 5.5, "Stop")),
@@ -82,7 +82,7 @@ STOPS = [
             heard(7.0, 5.5, "Hold on, stop."),
             heard(7.0, 6.5, "Okay."),
         ),
-        [7.4],
+        [7.6],
         id="a-transcript-of-earlier-speech-does-not-count",
     ),
     pytest.param(
@@ -95,6 +95,29 @@ STOPS = [
 
 @pytest.mark.parametrize(("steps", "stops"), STOPS)
 def test_backchannel_filter(steps: list, stops: list[float]) -> None:
+    assert run(steps).of("stop") == [(t, ("stop", "barge_in")) for t in stops]
+
+
+# A drawn-out "Okaaay." (a recorded participant: 1.06 s of voice, Whisper hears "Okay.").
+# Levels every 0.1 s: speech over [a, b) spans b - a + 0.1 s from its first voiced frame.
+LONG_BACKCHANNEL = [
+    pytest.param([(5.5, 6.5)], "Okay.", [], id="1.1s-okay-holds"),
+    pytest.param([(5.5, 6.6)], "Okay.", [], id="1.2s-okay-holds-to-its-last-frame"),
+    pytest.param([(5.5, 6.7)], "Okay.", [6.6], id="1.3s-okay-stops-at-1.2s"),
+    pytest.param([(5.5, 6.5)], "", [], id="1.1s-no-words-holds"),
+    pytest.param([(5.5, 6.5)], "Okay, but", [6.0], id="1.1s-with-words-stops-at-once"),
+    pytest.param(
+        [(5.5, 6.5), (7.1, 7.8)], "Okay.", [], id="a-sound-after-a-short-silence-is-new-speech"
+    ),
+]
+
+
+@pytest.mark.parametrize(("speech", "words", "stops"), LONG_BACKCHANNEL)
+def test_a_long_backchannel_holds_up_to_hold_max(
+    speech: list[tuple[float, float]], words: str, stops: list[float]
+) -> None:
+    steps = over(speech, heard(6.0, 5.5, words))
+    assert FloorSettings().barge_in_hold_max == 1.2
     assert run(steps).of("stop") == [(t, ("stop", "barge_in")) for t in stops]
 
 
@@ -131,7 +154,7 @@ def test_unflagged_speech_goes_through_the_filter_too() -> None:
 
 
 def test_speech_the_detector_hears_in_pieces_counts_from_its_onset() -> None:
-    """The double-talk detector misses frames of a participant: the 1 s runs from the
+    """The double-talk detector misses frames of a participant: the 1.2 s run from the
     onset to the latest voiced frame, not over voiced frames only."""
     from app.events import InputLevel, VadEvent, VadKind
 
@@ -147,4 +170,4 @@ def test_speech_the_detector_hears_in_pieces_counts_from_its_onset() -> None:
         heard(6.1, 5.5, ""),
         (7.2, "vad", VadEvent(VadKind.SHORT_SILENCE, 7.2, 0.001, True)),
     ]
-    assert run(steps).of("stop") == [(6.4, ("stop", "barge_in"))]
+    assert run(steps).of("stop") == [(6.6, ("stop", "barge_in"))]
