@@ -65,9 +65,14 @@ def lexical_similarity(a: str, b: str) -> float:
     return len(ta & tb) / min(len(ta), len(tb))
 
 
+# Other ways ASR spells listed words ("Yup.", "Mhm.").
+_SPELLINGS = {"yup": "yep", "mhm": "hm", "uhuh": "uhhuh", "umhm": "umhum", "yea": "yeah"}
+
+
 def _backchannel_word(token: str, words: Collection[str]) -> bool:
     # ASR spells hums with any number of letters: "mm" and "mmm" are the listed "m".
-    return token in words or re.sub(r"(.)\1+", r"\1", token) in words
+    squeezed = re.sub(r"(.)\1+", r"\1", token)
+    return any(t in words or _SPELLINGS.get(t) in words for t in (token, squeezed))
 
 
 def is_backchannel(

@@ -25,6 +25,10 @@ from app.text import numbers, split_sentences, tokens
         ("", False),
         ("...", False),
         ("Uh-huh", True),
+        ("Yup.", True),  # other spellings ASR uses for listed words
+        ("Mhm.", True),
+        ("Mmhmm, yea.", True),
+        ("Yupper.", False),
     ],
 )
 def test_backchannel(text: str, expected: bool) -> None:
