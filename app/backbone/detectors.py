@@ -202,7 +202,8 @@ def number_mismatch(
                             )[:1]:
                 thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
                 out.append(Proposal(
-                    "number", "incorrect_info", f"the {thing} value", d.raw, (sentence.sid,),
+                    "number", "incorrect_info", _clause_with(utterance, q.raw), d.raw,
+                    (sentence.sid,),
                     key=f"qty {thing} " + " ".join(sorted(shared)[:4]),
                     note=f'the utterance says "{q.raw}" but [S{sentence.sid}] says "{d.raw}"',
                     said=q.raw,
@@ -267,7 +268,7 @@ def unsupported_finding(
     )]
 
 
-def _clause_with(text: str, term: str, max_words: int = 16) -> str:
+def _clause_with(text: str, term: str, max_words: int = 24) -> str:
     """The sentence of ``text`` that says ``term``, cut to a claim's length."""
     sentences = re.split(r"(?<=[.!?])\s+", text.strip())
     sentence = next((s for s in sentences if term in s), sentences[-1])

@@ -120,8 +120,10 @@ class Backbone:
         observed = self.ledger.observe(index, verdict)
         self._observed = observed.claim
         repaired = self._self_repair(index, open_before, head, latency)
-        claim = observed.claim
-        if not verdict.actionable or claim is None:
+        # A claim whose generation abstained last turn gets one more try even when this
+        # turn's verdict is about nothing.
+        claim = (observed.claim if verdict.actionable else None) or self._retry_due()
+        if claim is None:
             reason = f"monitor: {verdict.status}" + _also(repaired)
             return Decision(index, "silent", reason, claim=verdict.claim, latency_ms=latency)
         gate = self.ledger.gate(claim, index)
@@ -197,7 +199,8 @@ class Backbone:
         screen = self.settings.ledger.screen_turns
         if screen is None:
             screen = self.mode is ContextMode.FOCUSED
-        if not screen or found or self._asks_or_attributes(text) or self._checkable(open_before):
+        if (not screen or found or self._asks_or_attributes(text)
+                or self._checkable(open_before) or self._retry_due()):
             return ""
         return "monitor: skipped (screened: nothing to check)"
 
@@ -216,6 +219,13 @@ class Backbone:
                 return Verdict(p.status, p.claim, verdict.evidence, "", p.sids, p.key,
                                source="open_question")
         return verdict
+
+    def _retry_due(self) -> Claim | None:
+        """An open claim the gate passed whose generation abstained (rolled back)."""
+        tau = self.settings.ledger.tau
+        return next((c for c in self.ledger.open_claims()
+                     if c.rollbacks and not c.exhausted and c.spoken_turn is None
+                     and c.persistence >= tau), None)
 
     def _checkable(self, open_before: Sequence[Claim]) -> list[Claim]:
         """Open claims the last turns could resolve (the guard's cheap precheck)."""

@@ -216,6 +216,7 @@ def test_of_several_values_the_one_said_about_the_same_thing_is_proposed(outbrea
                  "for MERS.")
     [p] = number_mismatch(utterance, having(outbreak, "34% reported for MERS"), facts)
     assert (p.said, p.predicted_answer) == ("43%", "34%")
+    assert p.claim == utterance.rstrip(".")  # the claim is what was said
 
 
 def test_a_percent_range_is_compared_as_a_range(review):

@@ -326,3 +326,20 @@ def test_question_answered_by_the_reply_is_closed_not_counted(document):
     reply = bb.on_turn(turn(11, "37 million, the deduplication leaves 37M paper nodes.", "S2"))
     assert reply.action == "silent" and "self-repair closed C1" in reply.reason
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
+
+
+def test_a_gap_whose_generation_abstained_is_tried_once_more_next_turn(document):
+    abstain = {"action": "abstain", "text": "", "topic": "", "quote_sids": []}
+    unresolved = {"resolved": []}
+    llm = ScriptedLLM([UNNAMED, QUIET, abstain, QUIET, unresolved, SPEAK_GAP,
+                       QUIET, unresolved])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(10, NODES_Q))
+    reply = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    assert reply.action == "silent" and "rollback 1/2" in reply.reason
+    retry = bb.on_turn(turn(12, "Fair enough, that part was clear to me.", "S1"))
+    assert retry.action == "speak" and "37M" in retry.intervention.text
+    after = bb.on_turn(turn(13, "Fair enough, the rest was clear to me.", "S1"))
+    assert after.action == "silent"  # spoken: nothing left to retry
+    assert llm.stages() == ["monitor", "monitor", "generate", "monitor", "self_repair",
+                            "generate", "monitor", "self_repair"]

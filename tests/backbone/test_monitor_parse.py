@@ -60,3 +60,16 @@ def test_a_question_gets_the_key_the_open_question_detector_will_use() -> None:
     assert unnamed.claim == "Which system said it was struggling to assimilate it all?"
     statement = parse({"status": "missing_info", "claim": "x"}, DOC, [], "They used PDFBox.")
     assert statement.key == ""
+
+
+def test_a_question_the_model_calls_incorrect_asks_for_a_fact() -> None:
+    from app.backbone.detectors import question_key
+
+    asked = "And which domains did they say the graph doesn't cover yet?"
+    v = parse({"status": "incorrect_info", "claim": "the graph is still missing"}, DOC, [],
+              asked)
+    assert (v.status, v.claim, v.key) == ("missing_info", "the graph is still missing",
+                                          question_key(asked))
+    confirmed = parse({"status": "incorrect_info", "claim": "paper node count"}, DOC,
+                      [NUMBER], "So they ended up with 12M nodes, right?")
+    assert confirmed.status == "incorrect_info"  # a detector's swap stays a correction
