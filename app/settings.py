@@ -120,7 +120,6 @@ class FloorSettings:
     release_silence: float = 2.0
     release_rms: float = 0.004
     release_rms_hold: float = 0.35
-    barge_in_sustained: float = 0.5
     # Backchannel filter (SPEC §5: backchannels do not barge in): sustained speech over
     # the agent stops it only once its partial transcript holds a word that is not a
     # backchannel word, or once it has gone on this long (onset to latest voiced frame).

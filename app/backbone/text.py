@@ -95,8 +95,15 @@ _META = re.compile(
     r"(?!\s+(?:\w+\s+)?(?:remember|recall|know|see|find|catch|get|note|think))",
     re.IGNORECASE,
 )
+# Subject-first checks on the listener: "you got through it?", "we're done?"
+_TO_LISTENER = re.compile(r"^\W*(?:you|we)(?:'re| are| got| read| saw| finished| had| have)\b",
+                          re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^\W*(?:anything else|any (?:other )?questions|all good|"
                          r"everyone|ready|done|next|okay|ok|right)\W*$", re.IGNORECASE)
+
+
+def _last_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s+", text.strip())[-1]
 
 
 def asks_about_document(text: str) -> bool:
@@ -105,7 +112,8 @@ def asks_about_document(text: str) -> bool:
     if not parts:
         return is_question(text) and not _META.search(text)
     # "Which one was that?" asks about the sentence before it.
-    asking = any(not _META.search(p) and not _SMALL_TALK.match(p) for p in parts)
+    asking = any(not _META.search(p) and not _SMALL_TALK.match(p)
+                 and not _TO_LISTENER.match(_last_sentence(p)) for p in parts)
     return asking and bool(content_tokens(text))
 
 

@@ -256,6 +256,7 @@ def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
     ("Should we move on?", False),
     ("Okay, can you scroll up?", False),
     ("Anything else?", False),
+    ("Okay, so this week's paper is the graph one. You got through it?", False),
     ("That was the deduplication step.", False),
 ])
 def test_a_question_about_the_document_is_told_from_one_to_the_room(turn, about):
