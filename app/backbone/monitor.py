@@ -38,7 +38,7 @@ def parse(
         confirmed = proposals[0]
         status = confirmed.status
     asked = question_point(utterance)[:MAX_CLAIM_CHARS] if asks_about_document(utterance) else ""
-    if status == "incorrect_info" and confirmed is None and asked:
+    if status in ("incorrect_info", "not_in_paper") and confirmed is None and asked:
         status = "missing_info"  # a question asks for a fact; it asserts nothing
     if confirmed is None:
         # A question is the point whatever the model calls it: its key keeps the claim

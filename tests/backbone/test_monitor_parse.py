@@ -70,6 +70,9 @@ def test_a_question_the_model_calls_incorrect_asks_for_a_fact() -> None:
               asked)
     assert (v.status, v.claim, v.key) == ("missing_info", "the graph is still missing",
                                           question_key(asked))
+    misread = parse({"status": "not_in_paper", "claim": "the graph is still missing"}, DOC,
+                    [], asked)
+    assert (misread.status, misread.key) == ("missing_info", question_key(asked))
     confirmed = parse({"status": "incorrect_info", "claim": "paper node count"}, DOC,
                       [NUMBER], "So they ended up with 12M nodes, right?")
     assert confirmed.status == "incorrect_info"  # a detector's swap stays a correction
