@@ -32,7 +32,8 @@ def piper(text: str, length_scale: float = 1.0) -> np.ndarray:
     from piper import SynthesisConfig
 
     voice = _piper()
-    config = SynthesisConfig(length_scale=length_scale)
+    # No sampling noise: the same text gives the same audio, so thresholds hold every run.
+    config = SynthesisConfig(length_scale=length_scale, noise_scale=0.0, noise_w_scale=0.0)
     chunks = list(voice.synthesize(text, config))  # type: ignore[attr-defined]
     audio = np.concatenate([c.audio_float_array for c in chunks]).astype(np.float32)
     return resample(audio, int(chunks[0].sample_rate))
