@@ -60,3 +60,10 @@ def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[
                             rects=tuple(sentence.rects),
                             keyword=keyword(sentence.text, document_lower)))
     return tuple(out)
+
+
+def holds_value(document: Any, sid: int, value: str) -> bool:
+    """Sentence ``sid`` states ``value`` verbatim (case aside)."""
+    sentence = document.get(sid)
+    value = value.strip().lower()
+    return bool(value) and sentence is not None and value in sentence.text.lower()

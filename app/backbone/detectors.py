@@ -21,6 +21,7 @@ from app.backbone.text import (
     content_tokens,
     is_question,
     reports_failed_recall,
+    sentences,
 )
 
 
@@ -270,8 +271,8 @@ def unsupported_finding(
 
 def _clause_with(text: str, term: str, max_words: int = 24) -> str:
     """The sentence of ``text`` that says ``term``, cut to a claim's length."""
-    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
-    sentence = next((s for s in sentences if term in s), sentences[-1])
+    parts = sentences(text)
+    sentence = next((s for s in parts if term in s), parts[-1])
     return " ".join(sentence.split()[:max_words]).rstrip(".,;")
 
 
@@ -352,7 +353,7 @@ def question_key(turn: str) -> str:
 def question_point(turn: str, min_words: int = 8) -> str:
     """The question as the claim's text, with the sentence before it when it is short
     ("Which one was that?" needs what "that" is)."""
-    parts = re.split(r"(?<=[.!?])\s+", turn.strip())
+    parts = sentences(turn)
     last = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
     first = last
     while first > 0 and len(" ".join(parts[first:last + 1]).split()) < min_words:

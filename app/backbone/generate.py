@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.backbone.citations import valid_sids
+from app.backbone.citations import holds_value, valid_sids
 from app.backbone.text import content_tokens
 from app.backbone.utterance import clean_text, limit_words
 from app.settings import UtteranceSettings
@@ -66,11 +66,8 @@ def parse(
 
 def _holding(document: Any, value: str, sids: Sequence[int]) -> tuple[int, ...]:
     """The cited sentences that state the value, in citation order."""
-    value = value.strip().lower()
-    if not value:
-        return ()
     valid = valid_sids(document, list(dict.fromkeys(sids)))
-    return tuple(s for s in valid if value in document.get(s).text.lower())
+    return tuple(s for s in valid if holds_value(document, s, value))
 
 
 def _about(topic: str, context: Sequence[str]) -> bool:

@@ -19,6 +19,7 @@ from app.backbone.text import (
     is_number_token,
     is_question,
     reports_failed_recall,
+    sentences,
 )
 
 _RETRACTION = re.compile(
@@ -99,7 +100,7 @@ def _leaves_open(text: str) -> bool:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    return [s for s in sentences(text) if s]
 
 
 def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:

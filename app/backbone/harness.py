@@ -12,7 +12,7 @@ from typing import Any
 from app.backbone import direct as direct_stage
 from app.backbone import generate as generate_stage
 from app.backbone import guard, monitor, prompts, schemas, self_repair
-from app.backbone.citations import citations
+from app.backbone.citations import citations, holds_value
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
 from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
 from app.backbone.guard import value_present
@@ -327,19 +327,15 @@ class Backbone:
         """The claim's sentences, those holding its value first, then by this turn's
         retrieval rank."""
         rank = {sid: n for n, sid in enumerate(self._turn_sids.get(index, []))}
-        return sorted(claim.sids, key=lambda s: (not self._holds(s, claim.predicted_answer),
+        value = claim.predicted_answer
+        return sorted(claim.sids, key=lambda s: (not holds_value(self.document, s, value),
                                                   rank.get(s, len(rank)), s))
-
-    def _holds(self, sid: int, value: str) -> bool:
-        sentence = self.document.get(sid)
-        value = value.strip().lower()
-        return bool(value) and sentence is not None and value in sentence.text.lower()
 
     def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
         """The claim's value sits verbatim in a sentence the generation is given."""
         if claim.status not in ("incorrect_info", "missing_info"):
             return False
-        return any(self._holds(s, claim.predicted_answer) for s in sids)
+        return any(holds_value(self.document, s, claim.predicted_answer) for s in sids)
 
     def _rolled_back(
         self, index: int, claim: Claim, why: str, latency: dict[str, float]

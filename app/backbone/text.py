@@ -102,18 +102,19 @@ _SMALL_TALK = re.compile(r"^\W*(?:anything else|any (?:other )?questions|all goo
                          r"everyone|ready|done|next|okay|ok|right)\W*$", re.IGNORECASE)
 
 
-def _last_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s+", text.strip())[-1]
+def sentences(text: str) -> list[str]:
+    """The turn split after each . ! or ? (spoken text: no abbreviations to mind)."""
+    return re.split(r"(?<=[.!?])\s+", text.strip())
 
 
 def asks_about_document(text: str) -> bool:
     """Some question in the turn asks for something, not for the room's attention."""
-    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p.endswith("?")]
+    parts = [p for p in sentences(text) if p.endswith("?")]
     if not parts:
         return is_question(text) and not _META.search(text)
     # "Which one was that?" asks about the sentence before it.
     asking = any(not _META.search(p) and not _SMALL_TALK.match(p)
-                 and not _TO_LISTENER.match(_last_sentence(p)) for p in parts)
+                 and not _TO_LISTENER.match(sentences(p)[-1]) for p in parts)
     return asking and bool(content_tokens(text))
 
 
