@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.backbone.numbers import Quantity, quantities, word_numbers_to_digits
+from app.backbone.numbers import (
+    Quantity,
+    counted_in_question,
+    quantities,
+    word_numbers_to_digits,
+)
 from app.backbone.text import (
     asks_about_document,
     contains_question,
@@ -332,14 +337,17 @@ def _answer_sentence(
     qwords = set(content_tokens(asked))
     wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
     wants_date = _DATE_QUESTION.search(asked) is not None
+    counted = counted_in_question(asked)
     for sentence in pool:
-        if len(_shared(asked, sentence.text)) < (1 if wants_date else MIN_SHARED_WORDS):
+        found = facts.quantities.get(sentence.sid, [])
+        # A number of the very thing asked about ("how many clicks" - "4,113 clicks") is
+        # about the question even when the sentence shares no other word with it.
+        enough = 1 if wants_date or any(d.nouns & counted for d in found) else MIN_SHARED_WORDS
+        if len(_shared(asked, sentence.text)) < enough:
             continue
         if wants_date and not _DATE.search(sentence.text):
             continue  # "when" is answered by a sentence with a date in it
-        if wants_quantity and not any(
-            d.percent or (d.nouns & qwords) for d in facts.quantities.get(sentence.sid, [])
-        ):
+        if wants_quantity and not any(d.percent or d.nouns & (qwords | counted) for d in found):
             continue  # no quantity for it here: the document may not say
         return sentence
     return None

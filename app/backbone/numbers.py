@@ -116,6 +116,20 @@ def _nouns_after(text: str, end: int) -> frozenset[str]:
     return frozenset(nouns)
 
 
+_COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b|\bnumber of\b", re.IGNORECASE)
+_COUNT_PHRASE_END = re.compile(
+    r"\b(?:was|were|is|are|did|do|does|had|has|have|that|they|we|it|there|in|of)\b.*")
+
+
+def counted_in_question(question: str) -> frozenset[str]:
+    """What a "how many X" question counts, stemmed like ``Quantity.nouns``."""
+    m = _COUNT_QUESTION.search(question)
+    if m is None:
+        return frozenset()
+    phrase = _COUNT_PHRASE_END.sub("", question[m.end() :].lower())
+    return _nouns_after(phrase, 0)
+
+
 def _context(text: str, start: int, end: int, reach: int = 40) -> frozenset[str]:
     """Words of the clause around a number ("43% for MERS", "MERS at 34%")."""
     before = re.split(r"[,;:!?()]|\.\s", text[max(0, start - reach) : start].lower())[-1]

@@ -162,6 +162,17 @@ def test_open_question_follows_the_reply_to_the_latest_question(doc, facts, prev
         assert found[0].sids[0] == answer[0].sid and found[0].key.startswith("question ")
 
 
+def test_a_count_of_the_thing_asked_about_answers_with_one_shared_word(doc, facts):
+    # "nodes" is all the question shares with the answer, but the answer counts nodes;
+    # the sentence before it shares "graph" only and counts mentions, not nodes.
+    question = "And the whole graph, how many nodes was that in the end? Would it even fit?"
+    pool = having(doc, "populate the 237M mentions") + having(doc, "37M unique paper nodes")
+    [p] = open_question("No idea, sorry.", [question], pool, facts)
+    assert p.sids[0] == having(doc, "37M unique paper nodes")[0].sid
+    # a sentence that shares one word and has a number of something else is not enough
+    assert open_question("No idea, sorry.", [question], pool[:1], facts) == []
+
+
 def test_open_question_uses_the_sentences_retrieved_for_the_question_turn(doc, facts):
     answer = having(doc, "37M unique paper nodes")
     unrelated = having(doc, "succeeds for 76%")
