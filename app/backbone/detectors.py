@@ -111,6 +111,11 @@ _DATE_QUESTION = re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bthe da
                             re.IGNORECASE)
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                    r"dec)[a-z]*\b", re.IGNORECASE)
+_NEGATIVE = re.compile(r"n't\b|\b(not|no|never|without|lacks?|lacking|missing|absent|"
+                       r"cannot|fail(s|ed)?)\b", re.IGNORECASE)
+_WHICH_QUESTION = re.compile(r"\bwhich ([a-z][a-z-]+)", re.IGNORECASE)
+# "a, b and c", "a, b, or c": items of at most three words
+_LIST = re.compile(r"\w, [\w-]+(?: [\w-]+){0,2},? (?:and|or) \w")
 _QUANTITY_QUESTION = re.compile(
     r"\bhow (many|much|long|big|large|often|fast)\b|\bwhat (number|size|percentage|share|"
     r"fraction|proportion)\b|\b(length|size|count|number|amount|duration)\b",
@@ -337,6 +342,12 @@ def _answer_sentence(
     qwords = set(content_tokens(asked))
     wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
     wants_date = _DATE_QUESTION.search(asked) is not None
+    if _NEGATIVE.search(" ".join(q for q in sentences(asked) if q.endswith("?"))):
+        # "Which domains doesn't it cover?" is answered by what it lacks, not what it covers.
+        pool = [s for s in pool if _NEGATIVE.search(s.text)]
+    listed = _list_answer(asked, pool)
+    if listed is not None:
+        return listed
     counted = counted_in_question(asked)
     for sentence in pool:
         found = facts.quantities.get(sentence.sid, [])
@@ -350,6 +361,23 @@ def _answer_sentence(
         if wants_quantity and not any(d.percent or d.nouns & (qwords | counted) for d in found):
             continue  # no quantity for it here: the document may not say
         return sentence
+    return None
+
+
+def _list_answer(asked: str, pool: Sequence[SentenceLike]) -> SentenceLike | None:
+    """For "which X" questions, the first sentence that lists several things and names X
+    or shares the question's words ("which antivirals?" - "The main antivirals used were
+    ribavirin, lopinavir and ritonavir")."""
+    m = _WHICH_QUESTION.search(asked)
+    if m is None:
+        return None
+    thing = _roots(m.group(1))
+    for sentence in pool:
+        if not _LIST.search(sentence.text):
+            continue
+        shared = _shared(asked, sentence.text)
+        if thing & shared or len(shared) >= MIN_SHARED_WORDS:
+            return sentence
     return None
 
 

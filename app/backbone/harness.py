@@ -15,6 +15,8 @@ from app.backbone import guard, monitor, prompts, schemas, self_repair
 from app.backbone.citations import citations, holds_value
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
 from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
+from app.backbone.generate import Generated
+from app.backbone.grounding import grounded_sids
 from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.numbers import quantities
@@ -22,7 +24,7 @@ from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.text import asks_about_document, contains_question
+from app.backbone.text import asks_about_document, contains_question, content_tokens
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -40,6 +42,7 @@ from app.text import is_backchannel
 DELIVERED = frozenset({"started", "finished", "stopped"})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
+MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
 
 
 class Backbone:
@@ -62,6 +65,8 @@ class Backbone:
         self.proposer = Proposer(document, finder, DocumentFacts(document.sentences))
         self._turn_sids = self.proposer.turn_sids
         self._observed: Claim | None = None  # the claim this turn's verdict counted on
+        # Open questions the detector found an answer sentence for, by claim key.
+        self._asked: dict[str, Proposal] = {}
         self._next_index = 0
         self._ids = itertools.count(1)
         self._generation = 0
@@ -97,6 +102,7 @@ class Backbone:
         evidence = self.proposer.for_turn(self.transcript.lines[-1],
                                           self.transcript.lines[-3:-1], extra)
         candidates, found = evidence.candidates, evidence.found
+        self._remember_open_questions(found)
         latency["retrieve"] = _ms(started)
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
@@ -276,17 +282,27 @@ class Backbone:
             return Decision(index, "silent", f"already said on turn {said.turn}",
                             claim=claim.text, latency_ms=latency)
         sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
+        # A gap the detector found an answer sentence for and the monitor confirmed: the
+        # answer is in front of the model (the small one abstained on dates and lists).
+        asked = self._asked.get(claim.key) if intent == "missing" else None
+        if asked is not None:
+            sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
         if intent == "not_in_paper":
             sids = []
+        # For an open question, the value counts only where the answer sentence holds it
+        # (the 1.5B copies a value from a neighbouring sentence about the topic).
+        checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
+        # An unchecked value for a question is the model's guess ("31 December 2019").
+        hint = claim.predicted_answer if claim.sids and (checked or asked is None) else ""
         user = head + self._sentence_block(sids)
-        user += prompts.generate_task(intent, claim.text, claim.evidence, sids,
-                                      claim.predicted_answer if claim.sids else "")
-        checked = self._value_checked(claim, sids)
+        user += prompts.generate_task(intent, claim.text, claim.evidence, sids, hint,
+                                      sids[0] if asked is not None else None)
         # A finding no sentence states, found by the detector and confirmed by the model:
         # there is nothing to abstain over (the reply says the document does not state it).
         unsupported = intent == "not_in_paper" and claim.key.startswith("unsupported ")
+        must_speak = checked or unsupported or asked is not None
         reply = self._call("generate", self.system, user,
-                           schemas.generate_schema(allow_abstain=not (checked or unsupported)),
+                           schemas.generate_schema(allow_abstain=not must_speak),
                            self.settings.llm.generate)
         latency["generate"] = reply.ms
         if reply.data is None:
@@ -294,6 +310,8 @@ class Backbone:
         made = generate_stage.parse(reply.data, intent, self._ranked(claim, index), self.document,
                                     self.settings.utterance,
                                     claim.predicted_answer if checked else "", claim.text)
+        if made.speak and asked is not None and not checked:
+            made = self._answers_question(made, claim.text, sids)
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
         share = self.settings.ledger.guard_min_token_share
@@ -322,6 +340,24 @@ class Backbone:
             decided_turn=index, values=_values(made.text, claim.predicted_answer),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
+
+    def _answers_question(self, made: Generated, question: str, sids: Sequence[int]
+                          ) -> Generated:
+        """A forced answer must say more than the question and be carried by a sentence."""
+        adds = set(content_tokens(made.text)) - set(content_tokens(question))
+        carried = grounded_sids(self.document, made.text, made.sids, sids, question=question)
+        if adds and carried:
+            return dataclasses.replace(made, sids=carried)
+        return dataclasses.replace(made, speak=False,
+                                   reason="generate: the answer is not in the sentences")
+
+    def _remember_open_questions(self, found: Sequence[Proposal]) -> None:
+        for p in found:
+            if p.detector == "open_question":
+                self._asked.pop(p.key, None)
+                self._asked[p.key] = p
+        while len(self._asked) > MAX_OPEN_QUESTIONS:
+            del self._asked[next(iter(self._asked))]
 
     def _ranked(self, claim: Claim, index: int) -> list[int]:
         """The claim's sentences, those holding its value first, then by this turn's

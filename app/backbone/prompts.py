@@ -95,12 +95,16 @@ def self_repair_task(open_issues: Sequence[tuple[int, str, str]]) -> str:
 
 
 def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
-                  answer_hint: str) -> str:
+                  answer_hint: str, answer_sid: int | None = None) -> str:
+    """``answer_sid``: the sentence found to answer a question left open."""
     lines = ["TASK generate", f"intent: {intent}", f"point: {claim}"]
-    if evidence:
+    if evidence and evidence != claim:
         lines.append(f"what was said: {evidence}")
     if sids:
         lines.append(f"sentences to use: {_sids(sids)}")
+    if answer_sid is not None and not answer_hint:
+        lines.append(f"Answer the question with the facts of S{answer_sid} in one spoken "
+                     f'sentence, like: "The document says <the facts of S{answer_sid}>."')
     if intent == "not_in_paper":
         lines.append("Write text like: \"The document doesn't report that; I can't find "
                      "<the finding in a few words> anywhere in it.\"")

@@ -173,6 +173,26 @@ def test_a_count_of_the_thing_asked_about_answers_with_one_shared_word(doc, fact
     assert open_question("No idea, sorry.", [question], pool[:1], facts) == []
 
 
+def test_which_question_prefers_the_sentence_that_lists_them(doc, facts):
+    question = "Which disciplines do the papers in the graph cover? Like, besides CS?"
+    general = having(doc, "construction of a graph, providing")  # shares words, lists nothing
+    listing = having(doc, "variety of scientific disciplines")
+    [p] = open_question("No idea.", [question], general + listing, facts)
+    assert p.sids[0] == listing[0].sid
+    # without a listing sentence, the first one about the question
+    [p] = open_question("No idea.", [question], general, facts)
+    assert p.sids[0] == general[0].sid
+
+
+def test_a_negated_question_is_answered_by_what_the_document_says_is_missing(doc, facts):
+    question = "And which scientific domains does the graph not cover yet?"
+    covered = having(doc, "variety of scientific disciplines")  # a list, but what it covers
+    lacking = having(doc, "currently lacks coverage")
+    [p] = open_question("No idea, sorry.", [question], covered + lacking, facts)
+    assert p.sids[0] == lacking[0].sid
+    assert open_question("No idea, sorry.", [question], covered, facts) == []
+
+
 def test_open_question_uses_the_sentences_retrieved_for_the_question_turn(doc, facts):
     answer = having(doc, "37M unique paper nodes")
     unrelated = having(doc, "succeeds for 76%")

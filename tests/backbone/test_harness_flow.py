@@ -343,3 +343,44 @@ def test_a_gap_whose_generation_abstained_is_tried_once_more_next_turn(document)
     assert after.action == "silent"  # spoken: nothing left to retry
     assert llm.stages() == ["monitor", "monitor", "generate", "monitor", "self_repair",
                             "generate", "monitor", "self_repair"]
+
+
+def _gap_generation(document, generated: dict, guess: str = "about 40 million",
+                    guess_sids: tuple[int, ...] = ()):
+    """The question, a reply that leaves it open (the detector finds S2), the monitor's
+    guessed value and this generation reply; returns the reply turn's decision and the
+    generate request."""
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": guess,
+               "answer_sids": list(guess_sids)}
+    llm = ScriptedLLM([UNNAMED, verdict, generated])
+    bb = make(document, llm)
+    bb.on_turn(turn(10, NODES_Q))
+    decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    return decision, llm.requests[-1]
+
+
+def test_an_open_question_the_detector_answers_cannot_abstain(document):
+    decision, request = _gap_generation(document, SPEAK_GAP)
+    assert decision.action == "speak" and [c.sid for c in decision.intervention.citations] == [2]
+    assert request.stage == "generate"
+    assert request.schema["properties"]["action"]["enum"] == ["speak"]
+    # the model's guessed value is not in the document: the prompt names the sentence
+    assert "about 40 million" not in request.user
+    assert "with the facts of S2" in request.user
+
+
+@pytest.mark.parametrize("text", [
+    "How many unique paper nodes does that leave them with?",  # the question read back
+    "They end up with roughly fifty thousand author clusters.",  # no sentence says it
+])
+def test_a_forced_answer_that_does_not_answer_from_a_sentence_is_not_spoken(document, text):
+    decision, _ = _gap_generation(document, {**SPEAK_GAP, "text": text})
+    assert decision.action == "silent"
+    assert decision.reason.startswith("generate: the answer is not in the sentences")
+
+
+def test_a_guessed_value_from_another_sentence_is_not_required_of_the_answer(document):
+    # "76%" is in S1, a sentence next to the question's topic, not in the answer sentence
+    decision, request = _gap_generation(document, SPEAK_GAP, guess="76%", guess_sids=(1,))
+    assert decision.action == "speak" and "37M" in decision.intervention.text
+    assert "[S1]" in request.user and "76%" not in request.user.split("TASK generate")[1]
