@@ -111,8 +111,9 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
     if answer_hint:
         lines.append(f"document value: {answer_hint}")
         # Small models copy a concrete pattern far better than they follow a rule.
+        lead = "Actually, the document says" if intent == "correct" else "The document says"
         lines.append(f'Write text as one spoken sentence with the value, like: '
-                     f'"Actually, the document says {answer_hint}."')
+                     f'"{lead} {answer_hint}."')
     return "\n".join(lines) + "\n"
 
 

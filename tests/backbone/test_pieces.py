@@ -172,3 +172,17 @@ def test_schemas_accept_good_replies_and_reject_bad_ones():
     assert "evidence" not in schemas.monitor_schema(False)["properties"]
     jsonschema.validate({"resolved": [{"cid": 1, "by": "S2", "by_sids": [4]}]},
                         schemas.SELF_REPAIR)
+
+
+@pytest.mark.parametrize(("intent", "hint", "sid", "expected", "absent"), [
+    ("correct", "76%", None, '"Actually, the document says 76%."', "facts of"),
+    ("missing", "37M", None, '"The document says 37M."', "Actually"),
+    # an open question without a checked value: answer from the sentence found for it
+    ("missing", "", 2, "with the facts of S2", "document value"),
+])
+def test_generate_task_gives_the_pattern_for_the_intent(intent, hint, sid, expected, absent):
+    from app.backbone.prompts import generate_task
+
+    task = generate_task(intent, "the point", "what was said", [2, 5], hint, sid)
+    assert expected in task and absent not in task
+    assert "sentences to use: S2, S5" in task
