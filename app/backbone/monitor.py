@@ -9,6 +9,7 @@ from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal, question_key, question_point
 from app.backbone.schemas import MAX_SIDS
 from app.backbone.text import asks_about_document
+from app.backbone.utterance import clean_text
 from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
 
 MAX_CLAIM_CHARS = 120
@@ -28,7 +29,8 @@ def parse(
     claim = _text(data, "claim", MAX_CLAIM_CHARS)
     raw_sids = data.get("answer_sids") or []
     sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
-    predicted = _text(data, "predicted_answer").strip(" .,;:")
+    # Reference markers are not part of the value (the spoken text drops them).
+    predicted = clean_text(_text(data, "predicted_answer")).strip(" .,;:")
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in ("not_in_paper", "on_progress", "off_document", "stale"):
         sids, predicted = (), ""

@@ -76,3 +76,10 @@ def test_a_question_the_model_calls_incorrect_asks_for_a_fact() -> None:
     confirmed = parse({"status": "incorrect_info", "claim": "paper node count"}, DOC,
                       [NUMBER], "So they ended up with 12M nodes, right?")
     assert confirmed.status == "incorrect_info"  # a detector's swap stays a correction
+
+
+def test_reference_markers_are_not_part_of_the_value() -> None:
+    v = parse({"status": "incorrect_info", "claim": "the parser",
+               "predicted_answer": "feed each page to PDFBox [12, 14] ,"}, DOC, [],
+              "They use Tika for the pages.")
+    assert v.predicted_answer == "feed each page to PDFBox"
