@@ -281,14 +281,7 @@ class Backbone:
             claim.spoken_turn, claim.persistence = said.turn, 0
             return Decision(index, "silent", f"already said on turn {said.turn}",
                             claim=claim.text, latency_ms=latency)
-        sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
-        # A gap the detector found an answer sentence for and the monitor confirmed: the
-        # answer is in front of the model (the small one abstained on dates and lists).
-        asked = self._asked.get(claim.key) if intent == "missing" else None
-        if asked is not None:
-            sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
-        if intent == "not_in_paper":
-            sids = []
+        sids, asked = self._generation_sentences(claim, intent, index)
         # For an open question, the value counts only where the answer sentence holds it
         # (the 1.5B copies a value from a neighbouring sentence about the topic).
         checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
@@ -340,6 +333,19 @@ class Backbone:
             decided_turn=index, values=_values(made.text, claim.predicted_answer),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
+
+    def _generation_sentences(self, claim: Claim, intent: str, index: int
+                              ) -> tuple[list[int], Proposal | None]:
+        """The sentences to generate from, and the open-question proposal behind a gap:
+        one the detector found an answer sentence for and the monitor confirmed, whose
+        answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
+        if intent == "not_in_paper":
+            return [], None
+        sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
+        asked = self._asked.get(claim.key) if intent == "missing" else None
+        if asked is not None:
+            sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
+        return sids, asked
 
     def _answers_question(self, made: Generated, question: str, sids: Sequence[int]
                           ) -> Generated:
