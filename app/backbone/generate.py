@@ -70,8 +70,12 @@ def _holding(document: Any, value: str, sids: Sequence[int]) -> tuple[int, ...]:
     return tuple(s for s in valid if holds_value(document, s, value))
 
 
+# Words of the task itself: a topic made of them ("document value") names nothing.
+_TASK_WORDS = frozenset(content_tokens("document value point sentence text"))
+
+
 def _about(topic: str, context: Sequence[str]) -> bool:
     """A topic shares a content word with the point, the text or the cited sentences (a
-    small model otherwise copies the instructions' example topic)."""
-    words = set(content_tokens(topic))
+    small model otherwise copies the instructions' example topic or a prompt label)."""
+    words = set(content_tokens(topic)) - _TASK_WORDS
     return bool(words) and any(words & set(content_tokens(c)) for c in context)

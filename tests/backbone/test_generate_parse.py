@@ -39,6 +39,7 @@ def test_citation_holds_the_checked_value(quoted, fallback, value, cited):
     ("the paper nodes", "the paper nodes"),
     ("unique nodes", "unique nodes"),
     ("the training data", ""),  # copied from the instructions, about nothing here
+    ("document value", ""),  # a label of the prompt ("document value: 37M")
     ("", ""),
 ])
 def test_topic_must_be_about_the_point(topic, kept):
