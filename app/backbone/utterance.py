@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from app.backbone.text import sentences
 from app.events import Citation
 from app.settings import UtteranceStyle
 
@@ -26,9 +27,8 @@ def clean_text(text: str) -> str:
 
 def limit_words(text: str, max_words: int) -> str:
     """Whole sentences within the limit; a first sentence that is too long is cut."""
-    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
     kept: list[str] = []
-    for sentence in sentences:
+    for sentence in sentences(text):
         if len(" ".join([*kept, sentence]).split()) > max_words:
             break
         kept.append(sentence)
@@ -39,8 +39,7 @@ def limit_words(text: str, max_words: int) -> str:
 
 
 def limit_sentences(text: str, max_sentences: int) -> str:
-    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
-    return " ".join(sentences[:max_sentences])
+    return " ".join(sentences(text)[:max_sentences])
 
 
 def _lower_first(text: str) -> str:
