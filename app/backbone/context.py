@@ -8,12 +8,15 @@ their real IDs. AUTO picks focused for small models and for documents that do no
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.settings import ContextMode, LLMSettings
+
+log = logging.getLogger(__name__)
 
 SMALL_MODEL_B = 4.0  # below this many billion parameters the model gets focused context
 RESERVED_TOKENS = 2500  # instructions, transcript window and output beside the document
@@ -43,13 +46,20 @@ def model_size_b(llm: Any, explicit: float | None = None) -> float | None:
 def choose_mode(
     settings: LLMSettings, document_tokens: int, params_b: float | None
 ) -> ContextMode:
-    if settings.context_mode is not ContextMode.AUTO:
-        return settings.context_mode
+    """The setting, except that a document the context cannot hold always gets focused
+    context (asked for full, every call would fail)."""
+    asked = settings.context_mode
+    if asked is ContextMode.FOCUSED:
+        return asked
     if document_tokens + RESERVED_TOKENS > settings.context_tokens:
+        if asked is ContextMode.FULL:
+            log.warning("full context asked for, but the document (about %d tokens) does not "
+                        "fit in %d; using focused context", document_tokens,
+                        settings.context_tokens)
         return ContextMode.FOCUSED
-    if params_b is not None and params_b < SMALL_MODEL_B:
-        return ContextMode.FOCUSED
-    return ContextMode.FULL
+    if asked is ContextMode.FULL or params_b is None or params_b >= SMALL_MODEL_B:
+        return ContextMode.FULL
+    return ContextMode.FOCUSED
 
 
 @dataclass

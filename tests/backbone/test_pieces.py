@@ -59,6 +59,7 @@ def test_model_size_from_the_gguf_name_or_an_explicit_value():
     (ContextMode.AUTO, 15000, 35.0, ContextMode.FOCUSED),  # does not fit in 16k
     (ContextMode.AUTO, 8500, None, ContextMode.FULL),     # unknown server model, fits
     (ContextMode.FULL, 8500, 0.5, ContextMode.FULL),      # the setting wins
+    (ContextMode.FULL, 14407, 8.0, ContextMode.FOCUSED),  # unless the document cannot fit
     (ContextMode.FOCUSED, 100, 35.0, ContextMode.FOCUSED),
 ])
 def test_context_mode_choice(mode, tokens, size, expected):
