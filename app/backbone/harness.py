@@ -24,9 +24,14 @@ from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.text import asks_about_document, contains_question, content_tokens
+from app.backbone.text import (
+    asks_about_document,
+    contains_question,
+    content_tokens,
+    is_number_token,
+)
 from app.backbone.transcript import AGENT, Transcript
-from app.backbone.utterance import assemble
+from app.backbone.utterance import assemble, clean_text
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
 from app.events import (
     AnswerDelta,
@@ -304,7 +309,7 @@ class Backbone:
                                     self.settings.utterance,
                                     claim.predicted_answer if checked else "", claim.text)
         if made.speak and asked is not None and not checked:
-            made = self._answers_question(made, claim.text, sids)
+            made = self._answers_question(made, claim.text, sids[0])
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
         share = self.settings.ledger.guard_min_token_share
@@ -330,7 +335,7 @@ class Backbone:
         intervention = Intervention(
             id=f"p{next(self._ids)}", kind=InterventionKind.PROACTIVE, text=text,
             claim=claim.text, intent=intent, topic=made.topic, citations=cites,
-            decided_turn=index, values=_values(made.text, claim.predicted_answer),
+            decided_turn=index, values=_values(made.text, hint),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
 
@@ -347,15 +352,23 @@ class Backbone:
             sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
         return sids, asked
 
-    def _answers_question(self, made: Generated, question: str, sids: Sequence[int]
+    def _answers_question(self, made: Generated, question: str, answer_sid: int
                           ) -> Generated:
-        """A forced answer must say more than the question and be carried by a sentence."""
-        adds = set(content_tokens(made.text)) - set(content_tokens(question))
-        carried = grounded_sids(self.document, made.text, made.sids, sids, question=question)
-        if adds and carried:
-            return dataclasses.replace(made, sids=carried)
+        """A forced answer must say more than the question and be carried by the answer
+        sentence. One that names the sentence's facts but adds its own (the 1.5B guesses
+        around the value) is replaced by the sentence itself; anything else is not said."""
+        sentence = self.document.get(answer_sid)
+        asked = set(content_tokens(question))
+        adds = set(content_tokens(made.text)) - asked
+        if adds and grounded_sids(self.document, made.text, [answer_sid], [answer_sid],
+                                  question=question):
+            return dataclasses.replace(made, sids=(answer_sid,))
+        shared = adds & set(content_tokens(sentence.text))
+        if any(is_number_token(t) for t in shared) or len(shared) >= 2:
+            quote = "The document says: " + clean_text(sentence.text)
+            return dataclasses.replace(made, text=quote, sids=(answer_sid,))
         return dataclasses.replace(made, speak=False,
-                                   reason="generate: the answer is not in the sentences")
+                                   reason="generate: the answer is not in the answer sentence")
 
     def _remember_open_questions(self, found: Sequence[Proposal]) -> None:
         for p in found:

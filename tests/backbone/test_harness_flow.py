@@ -369,14 +369,25 @@ def test_an_open_question_the_detector_answers_cannot_abstain(document):
     assert "with the facts of S2" in request.user
 
 
-@pytest.mark.parametrize("text", [
-    "How many unique paper nodes does that leave them with?",  # the question read back
-    "They end up with roughly fifty thousand author clusters.",  # no sentence says it
+@pytest.mark.parametrize(("text", "quote"), [
+    ("How many unique paper nodes does that leave them with?", ""),  # the question read back
+    ("They end up with roughly fifty thousand author clusters.", ""),  # no sentence says it
+    # from another sentence the model was shown, cited to it
+    ("The labeling process succeeds for 76% of the documents.", ""),
+    # the answer's value wrapped in the model's own guesses: the sentence is said instead
+    ("It was 37M nodes, which was probably after a long manual cleaning of the whole "
+     "corpus by annotators over several months.", "The document says: " + TEXTS[2]),
 ])
-def test_a_forced_answer_that_does_not_answer_from_a_sentence_is_not_spoken(document, text):
-    decision, _ = _gap_generation(document, {**SPEAK_GAP, "text": text})
-    assert decision.action == "silent"
-    assert decision.reason.startswith("generate: the answer is not in the sentences")
+def test_a_forced_answer_must_come_from_the_answer_sentence(document, text, quote):
+    decision, _ = _gap_generation(document, {**SPEAK_GAP, "text": text, "quote_sids": [1, 2]},
+                                  guess_sids=(1,))
+    if not quote:
+        assert decision.action == "silent"
+        assert decision.reason.startswith("generate: the answer is not in the answer sentence")
+    else:
+        iv = decision.intervention
+        assert decision.action == "speak" and quote[:-1].lower() in iv.text.lower()
+        assert [c.sid for c in iv.citations] == [2] and iv.values == ("37M",)
 
 
 def test_a_guessed_value_from_another_sentence_is_not_required_of_the_answer(document):
