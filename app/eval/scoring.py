@@ -291,6 +291,9 @@ def score_replay(
 ) -> ReplayReport:
     """Score ``decisions`` against every event of ``benchmark`` the replay reached."""
     settings = settings or ScoringSettings()
+    # A run of more documents rescored on a subset: count only the subset's turns.
+    names = {case.name for case in benchmark.documents}
+    decisions = [d for d in decisions if d.document in names]
     outcomes: list[EventOutcome] = []
     unprompted: list[DecisionRecord] = []
     ordinary = 0

@@ -69,6 +69,16 @@ def test_latency_sums_stages_per_turn(tiny) -> None:
     assert latency.stages["generate"]["share_pct"] == 32.7
 
 
+def test_decisions_of_documents_outside_the_set_are_not_counted(tiny) -> None:
+    # A run of more documents rescored on a subset (--documents): same figures as before.
+    other = [dataclasses.replace(d, document="d99", latency_ms={"monitor": 1.0})
+             for d in tiny_set.planned_decisions()]
+    report = _score(tiny, tiny_set.planned_decisions() + other)
+    assert report.interventions == 8
+    assert report.latency.stages["monitor"]["calls"] == 66
+    assert report.latency.p50_ms == 100.0
+
+
 def _silent(decisions: list[DecisionRecord]) -> list[DecisionRecord]:
     return [dataclasses.replace(d, action="silent", kind="", text="", claim="")
             for d in decisions]  # fmt: skip
