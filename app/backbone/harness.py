@@ -19,7 +19,7 @@ from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
-from app.backbone.numbers import quantities
+from app.backbone.numbers import counted_in_question, quantities
 from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
@@ -360,8 +360,8 @@ class Backbone:
         sentence = self.document.get(answer_sid)
         asked = set(content_tokens(question))
         adds = set(content_tokens(made.text)) - asked
-        if adds and grounded_sids(self.document, made.text, [answer_sid], [answer_sid],
-                                  question=question):
+        if adds and not _misses_count(made.text, question, sentence.text) and grounded_sids(
+                self.document, made.text, [answer_sid], [answer_sid], question=question):
             return dataclasses.replace(made, sids=(answer_sid,))
         shared = adds & set(content_tokens(sentence.text))
         if any(is_number_token(t) for t in shared) or len(shared) >= 2:
@@ -462,6 +462,15 @@ class Backbone:
 def _also(notes: Sequence[str], already: str = "") -> str:
     extra = [n for n in notes if n != already]
     return ("; " + "; ".join(extra)) if extra else ""
+
+
+def _misses_count(text: str, question: str, sentence: str) -> bool:
+    """A "how many X" answer without the sentence's number of X (it gave the 46.5% lift
+    from the sentence that counts 4,113 clicks)."""
+    counted = counted_in_question(question)
+    wanted = [q for q in quantities(sentence) if q.nouns & counted]
+    said = quantities(text)
+    return bool(wanted) and not any(w.same_value(q) for w in wanted for q in said)
 
 
 def _values(*texts: str) -> tuple[str, ...]:

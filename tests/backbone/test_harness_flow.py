@@ -374,6 +374,8 @@ def test_an_open_question_the_detector_answers_cannot_abstain(document):
     ("They end up with roughly fifty thousand author clusters.", ""),  # no sentence says it
     # from another sentence the model was shown, cited to it
     ("The labeling process succeeds for 76% of the documents.", ""),
+    # from the answer sentence, but not the count asked for: the sentence is said instead
+    ("Deduplication relies on metadata string similarity.", "The document says: " + TEXTS[2]),
     # the answer's value wrapped in the model's own guesses: the sentence is said instead
     ("It was 37M nodes, which was probably after a long manual cleaning of the whole "
      "corpus by annotators over several months.", "The document says: " + TEXTS[2]),
