@@ -25,6 +25,7 @@ from app.backbone.text import (
     contains_question,
     content_tokens,
     is_question,
+    negated,
     reports_failed_recall,
     sentences,
 )
@@ -111,8 +112,6 @@ _DATE_QUESTION = re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bthe da
                             re.IGNORECASE)
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                    r"dec)[a-z]*\b", re.IGNORECASE)
-_NEGATIVE = re.compile(r"n't\b|\b(not|no|never|without|lacks?|lacking|missing|absent|"
-                       r"cannot|fail(s|ed)?)\b", re.IGNORECASE)
 _WHICH_QUESTION = re.compile(r"\bwhich ([a-z][a-z-]+)", re.IGNORECASE)
 # "a, b and c", "a, b, or c": items of at most three words
 _LIST = re.compile(r"\w, [\w-]+(?: [\w-]+){0,2},? (?:and|or) \w")
@@ -342,9 +341,9 @@ def _answer_sentence(
     qwords = set(content_tokens(asked))
     wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
     wants_date = _DATE_QUESTION.search(asked) is not None
-    if _NEGATIVE.search(" ".join(q for q in sentences(asked) if q.endswith("?"))):
+    if negated(" ".join(q for q in sentences(asked) if q.endswith("?"))):
         # "Which domains doesn't it cover?" is answered by what it lacks, not what it covers.
-        pool = [s for s in pool if _NEGATIVE.search(s.text)]
+        pool = [s for s in pool if negated(s.text)]
     listed = _list_answer(asked, pool)
     if listed is not None:
         return listed

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
-from app.backbone.text import content_tokens
+from app.backbone.text import content_tokens, negated
 from app.backbone.utterance import clean_text, limit_words
 from app.settings import UtteranceSettings
 
@@ -20,10 +19,6 @@ class Generated:
     topic: str = ""
     sids: tuple[int, ...] = ()
     reason: str = ""
-
-
-_NEGATION = re.compile(r"\b(not|no|never|nothing|doesn'?t|don'?t|isn'?t|can'?t|cannot)\b",
-                       re.IGNORECASE)
 
 
 def word_limit(intent: str, settings: UtteranceSettings) -> int | None:
@@ -49,7 +44,7 @@ def parse(
     sids = valid_sids(document, raw if isinstance(raw, list) else [])
     if intent == "not_in_paper":
         sids = ()  # nothing in the document states it: nothing to cite
-        if not _NEGATION.search(text):
+        if not negated(text):
             return Generated(False, reason="generate: does not say the document lacks it")
     else:
         sids = sids or valid_sids(document, fallback_sids)

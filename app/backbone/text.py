@@ -126,5 +126,14 @@ _FAILED_RECALL = re.compile(
 )
 
 
+_NEGATION = re.compile(r"n't\b|\b(not|no|never|nothing|without|lacks?|lacking|missing|"
+                       r"absent|cannot|fail(s|ed)?|doesnt|dont|isnt|wasnt)\b", re.IGNORECASE)
+
+
+def negated(text: str) -> bool:
+    """The text denies or says something is missing ("doesn't cover", "lacks coverage")."""
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None
+
+
 def reports_failed_recall(text: str) -> bool:
     return bool(_FAILED_RECALL.search(text.replace("\u2019", "'")))

@@ -187,3 +187,16 @@ def test_generate_task_gives_the_pattern_for_the_intent(intent, hint, sid, expec
     task = generate_task(intent, "the point", "what was said", [2, 5], hint, sid)
     assert expected in task and absent not in task
     assert "sentences to use: S2, S5" in task
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The document doesn\u2019t report that.", True),
+    ("It lacks coverage for physics.", True),
+    ("The study does not state a sample size", True),
+    ("Papers cover a variety of disciplines.", False),
+    ("Nothingness is a word, notably.", False),
+])
+def test_negated(text, expected):
+    from app.backbone.text import negated
+
+    assert negated(text) is expected
