@@ -308,7 +308,7 @@ class Backbone:
         made = generate_stage.parse(reply.data, intent, self._ranked(claim, index), self.document,
                                     self.settings.utterance,
                                     claim.predicted_answer if checked else "", claim.text)
-        if made.speak and asked is not None and not checked:
+        if made.speak and asked is not None:
             made = self._answers_question(made, claim.text, sids[0])
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
@@ -367,8 +367,9 @@ class Backbone:
         if any(is_number_token(t) for t in shared) or len(shared) >= 2:
             quote = "The document says: " + clean_text(sentence.text)
             return dataclasses.replace(made, text=quote, sids=(answer_sid,))
-        return dataclasses.replace(made, speak=False,
-                                   reason="generate: the answer is not in the answer sentence")
+        return dataclasses.replace(
+            made, speak=False,
+            reason=f"generate: the answer is not in the answer sentence ({made.text[:80]!r})")
 
     def _remember_open_questions(self, found: Sequence[Proposal]) -> None:
         for p in found:

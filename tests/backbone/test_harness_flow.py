@@ -397,3 +397,12 @@ def test_a_guessed_value_from_another_sentence_is_not_required_of_the_answer(doc
     decision, request = _gap_generation(document, SPEAK_GAP, guess="76%", guess_sids=(1,))
     assert decision.action == "speak" and "37M" in decision.intervention.text
     assert "[S1]" in request.user and "76%" not in request.user.split("TASK generate")[1]
+
+
+def test_a_checked_value_that_is_not_the_count_asked_for_gives_the_whole_sentence(document):
+    # The monitor's value is in the answer sentence, but it is not how many nodes.
+    reply = {**SPEAK_GAP, "text": "The document says deduplication is on metadata."}
+    decision, request = _gap_generation(document, reply, guess="Deduplication on metadata",
+                                        guess_sids=(2,))
+    assert "document value: Deduplication on metadata" in request.user
+    assert decision.action == "speak" and "37M unique paper nodes" in decision.intervention.text
