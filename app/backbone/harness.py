@@ -358,8 +358,7 @@ class Backbone:
         sentence. One that names the sentence's facts but adds its own (the 1.5B guesses
         around the value) is replaced by the sentence itself; anything else is not said."""
         sentence = self.document.get(answer_sid)
-        asked = set(content_tokens(question))
-        adds = set(content_tokens(made.text)) - asked
+        adds = set(content_tokens(made.text)) - set(content_tokens(question))
         if adds and not _misses_count(made.text, question, sentence.text) and grounded_sids(
                 self.document, made.text, [answer_sid], [answer_sid], question=question):
             return dataclasses.replace(made, sids=(answer_sid,))

@@ -114,7 +114,7 @@ def asks_about_document(text: str) -> bool:
         return is_question(text) and not _META.search(text)
     # "Which one was that?" asks about the sentence before it.
     asking = any(not _META.search(p) and not _SMALL_TALK.match(p)
-                 and not _TO_LISTENER.match(sentences(p)[-1]) for p in parts)
+                 and not _TO_LISTENER.match(p) for p in parts)
     return asking and bool(content_tokens(text))
 
 
