@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "app.models.commands",
     "app.speech.commands",
     "app.eval.commands",
+    "app.session.commands",
     "app.ui.commands",
     "app.doctor",
 )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.eval.dataset import BenchmarkFormatError
+from app.session.record import read_json_lines
 
 FIELDS = (
     "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
@@ -78,12 +78,16 @@ class DecisionRecord:
 
 
 def read_decisions(path: Path) -> list[DecisionRecord]:
+    """The verdicts of a run; a torn last line (the run was killed mid-write) is skipped
+    with a warning, so ``--resume`` can go on. Damage anywhere else is a format error."""
+    lines = read_json_lines(path)
+    for line in lines.skipped:
+        if not line.torn:
+            raise BenchmarkFormatError(f"{path}:{line.number}: bad decision line ({line.why})")
     records = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, entry in lines.objects:
         try:
-            records.append(DecisionRecord.from_json(json.loads(line)))
+            records.append(DecisionRecord.from_json(entry))
         except (ValueError, KeyError, TypeError) as exc:
             raise BenchmarkFormatError(f"{path}:{number}: bad decision line ({exc})") from exc
     return records

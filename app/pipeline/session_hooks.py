@@ -1,7 +1,13 @@
-"""What goes into the session record: turns, decisions, interventions with receipts."""
+"""What goes into the session record: turns, decisions, interventions with receipts.
+
+Every intervention's fate is recorded: decided, held, handed to the voice, heard (in full
+or in part) or dropped with the floor's reason, so an export after a crash can say what
+was still pending (``app.session.delivery``).
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from app.events import (
@@ -13,6 +19,7 @@ from app.events import (
     Turn,
     WakeEvent,
 )
+from app.floor.outputs import Dropped, Play
 from app.pipeline.events import (
     ComponentStatus,
     DocumentLoaded,
@@ -21,6 +28,8 @@ from app.pipeline.events import (
     PipelineError,
 )
 from app.session.record import SessionRecord, to_plain
+
+log = logging.getLogger(__name__)
 
 
 class SessionHooks:
@@ -33,6 +42,12 @@ class SessionHooks:
     def on_event(self, event: Any) -> None:
         if self.record.closed:
             return
+        try:
+            self._keep(event)
+        except ValueError:  # closed by another thread since the check: the end is written
+            log.debug("session record closed; %s not recorded", type(event).__name__)
+
+    def _keep(self, event: Any) -> None:
         if isinstance(event, (Turn, Decision, SpeakerRenamed, WakeEvent)):
             self.record.record(event)
             if isinstance(event, Decision) and event.intervention is not None:
@@ -40,6 +55,18 @@ class SessionHooks:
         elif isinstance(event, PendingIntervention) and event.intervention is not None:
             self._interventions[event.intervention.id] = event.intervention
             self.record.append("intervention_pending", event.intervention)
+        elif isinstance(event, Play):
+            self._interventions[event.intervention.id] = event.intervention
+            self.record.append(
+                "intervention_playing", event.intervention, from_sentence=event.resume_sentence
+            )
+        elif isinstance(event, Dropped):
+            self.record.append(
+                "intervention_dropped",
+                intervention_id=event.intervention_id,
+                reason=event.reason,
+                detail=event.detail,
+            )
         elif isinstance(event, HighlightCitation) and event.active and event.citation:
             self.record.append(
                 "citation_shown", event.citation, intervention_id=event.intervention_id

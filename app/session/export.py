@@ -1,12 +1,35 @@
-"""A readable meeting record (Markdown or HTML) from a session record."""
+"""A readable meeting record (Markdown or HTML) from a session record.
+
+It shows the talk, what the agent said and what it meant to say but did not (or only in
+part), and what could not be read back from a damaged record.
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from app.session.record import read_record
+from app.session.delivery import Delivery, InterventionFate, intervention_fates
+from app.session.record import RecordContents, ended_cleanly, read_record_contents
+
+
+class ExportFormat(StrEnum):
+    MARKDOWN = "md"
+    HTML = "html"
+
+
+SUFFIXES = {
+    ".md": ExportFormat.MARKDOWN,
+    ".markdown": ExportFormat.MARKDOWN,
+    ".txt": ExportFormat.MARKDOWN,
+    ".html": ExportFormat.HTML,
+    ".htm": ExportFormat.HTML,
+}
+
+Row = tuple[str, str, list[str]]  # (section, line, sub-lines)
 
 
 def _clock(seconds: Any) -> str:
@@ -17,64 +40,110 @@ def _clock(seconds: Any) -> str:
     return f"{int(s // 60):02d}:{s % 60:04.1f}"
 
 
-def _citations(entry: dict[str, Any]) -> list[str]:
-    out = []
-    for c in entry.get("citations") or []:
-        out.append(f"page {c.get('page')}, [S{c.get('sid')}] \u201c{c.get('text', '')}\u201d")
-    return out
+def _citations(entry: dict[str, Any] | InterventionFate) -> list[str]:
+    cited = entry.citations if isinstance(entry, InterventionFate) else entry.get("citations")
+    return [
+        f"page {c.get('page')}, [S{c.get('sid')}] \u201c{c.get('text', '')}\u201d"
+        for c in cited or []
+    ]
 
 
-def _lines(entries: list[dict[str, Any]]) -> list[tuple[str, str, list[str]]]:
-    """(section, line, sub-lines) for each entry worth showing, in order."""
+def _delivery_line(entry: dict[str, Any]) -> str:
+    """One playback of an intervention, as its receipt says."""
+    status, seconds = entry.get("status", "?"), float(entry.get("delivered_seconds") or 0)
+    if status == "finished":
+        return f"delivery: {Delivery.DELIVERED} (finished, {seconds:.1f} s)"
+    if status == "stopped":
+        return f"delivery: {Delivery.PARTLY} (stopped after {seconds:.1f} s heard)"
+    return f"delivery: {status}, {seconds:.1f} s"
+
+
+def _unsaid(fate: InterventionFate) -> Row:
+    """An intervention no delivery entry shows: never played, or cut off by the end."""
+    return (
+        "unsaid",
+        f"Jarvis ({fate.delivery}): {fate.text}",
+        _citations(fate) + [f"delivery: {fate.delivery} ({fate.detail})"],
+    )
+
+
+def _entry_row(entry: dict[str, Any], names: dict[str, str]) -> Row | None:
+    kind = entry.get("kind")
+    if kind == "session_started":
+        return ("head", f"Document: {entry.get('document') or 'none'}", [])
+    if kind == "turn":
+        who = names.get(entry.get("speaker", ""), entry.get("speaker", "?"))
+        return ("turn", f"[{_clock(entry.get('start'))}] {who}: {entry.get('text', '')}", [])
+    if kind == "decision" and (entry.get("action") == "speak" or entry.get("claim")):
+        return (
+            "decision",
+            f"Decision on turn {entry.get('turn')}: {entry.get('action')}"
+            f" ({entry.get('reason', '')})",
+            [],
+        )
+    if kind == "intervention_delivered":
+        line = f"Jarvis: {entry.get('text', '')}"
+        return ("agent", line, _citations(entry) + [_delivery_line(entry)])
+    if kind == "error":
+        return ("error", f"Problem ({entry.get('component', '?')}): {entry.get('message', '')}", [])
+    return None
+
+
+def _lines(entries: list[dict[str, Any]]) -> list[Row]:
+    """Each entry worth showing, in order; an intervention never heard sits where the record
+    last mentions it, and a summary of every intervention closes the record."""
     # A speaker named late in the meeting is named throughout the record.
     names = {e.get("speaker", ""): e.get("name", "") for e in entries
-             if e.get("kind") == "speaker_renamed"}
-    rows: list[tuple[str, str, list[str]]] = []
-    for e in entries:
-        kind = e.get("kind")
-        if kind == "session_started":
-            rows.append(("head", f"Document: {e.get('document') or 'none'}", []))
-        elif kind == "turn":
-            who = names.get(e.get("speaker", ""), e.get("speaker", "?"))
-            rows.append(("turn", f"[{_clock(e.get('start'))}] {who}: {e.get('text', '')}", []))
-        elif kind == "decision":
-            if e.get("action") == "speak" or e.get("claim"):
-                rows.append(
-                    (
-                        "decision",
-                        f"Decision on turn {e.get('turn')}: {e.get('action')}"
-                        f" ({e.get('reason', '')})",
-                        [],
-                    )
-                )
-        elif kind == "intervention_delivered":
-            rows.append(
-                (
-                    "agent",
-                    f"Jarvis: {e.get('text', '')}",
-                    _citations(e)
-                    + [
-                        f"delivery: {e.get('status', '?')}, "
-                        f"{float(e.get('delivered_seconds') or 0):.1f} s"
-                    ],
-                )
-            )
-        elif kind == "error":
-            rows.append(
-                ("error", f"Problem ({e.get('component', '?')}): {e.get('message', '')}", [])
-            )
+             if e.get("kind") == "speaker_renamed"}  # fmt: skip
+    fates = intervention_fates(entries, ended_cleanly(entries))
+    shown = {e.get("id") for e in entries if e.get("kind") == "intervention_delivered"}
+    unsaid: dict[int, list[InterventionFate]] = {}
+    for fate in fates:
+        if fate.id not in shown:
+            unsaid.setdefault(fate.last_entry, []).append(fate)
+    rows: list[Row] = []
+    for index, entry in enumerate(entries):
+        row = _entry_row(entry, names)
+        if row is not None:
+            rows.append(row)
+        rows += [_unsaid(fate) for fate in unsaid.get(index, [])]
+    return rows + _summary(fates)
+
+
+def _summary(fates: list[InterventionFate]) -> list[Row]:
+    if not fates:
+        return []
+    rows: list[Row] = [("section", "Interventions", [])]
+    for fate in fates:
+        rows.append(("summary", f"{fate.delivery}: \u201c{fate.text}\u201d ({fate.detail})", []))
     return rows
 
 
-def to_markdown(entries: list[dict[str, Any]], title: str = "Meeting record") -> str:
+def record_notes(contents: RecordContents) -> list[str]:
+    """What a reader of the export must know about the record itself."""
+    notes = []
+    if contents.entries and not contents.ended_cleanly:
+        notes.append("The session ended unexpectedly: this record holds everything written before.")
+    if contents.skipped:
+        notes.append(f"Damaged record: {contents.skipped_note()}.")
+    return notes
+
+
+def to_markdown(
+    entries: list[dict[str, Any]], title: str = "Meeting record", notes: Sequence[str] = ()
+) -> str:
     out = [f"# {title}", ""]
+    out += [f"> {note}" for note in notes] + ([""] if notes else [])
     for section, line, subs in _lines(entries):
         if section == "agent":
             out.append(f"- **{line}**")
-        elif section in ("decision", "error"):
+        elif section in ("decision", "error", "unsaid"):
             out.append(f"- _{line}_")
         elif section == "head":
             out += [line, ""]
+            continue
+        elif section == "section":
+            out += ["", f"## {line}", ""]
             continue
         else:
             out.append(f"- {line}")
@@ -82,34 +151,53 @@ def to_markdown(entries: list[dict[str, Any]], title: str = "Meeting record") ->
     return "\n".join(out) + "\n"
 
 
-def to_html(entries: list[dict[str, Any]], title: str = "Meeting record") -> str:
+def to_html(
+    entries: list[dict[str, Any]], title: str = "Meeting record", notes: Sequence[str] = ()
+) -> str:
     body = []
     for section, line, subs in _lines(entries):
+        if section == "section":
+            body.append(f"</ul><h2>{html.escape(line)}</h2><ul>")
+            continue
         items = "".join(f"<li>{html.escape(s)}</li>" for s in subs)
         sub = f"<ul>{items}</ul>" if subs else ""
         body.append(f'<li class="{section}">{html.escape(line)}{sub}</li>')
     style = (
         "body{font-family:sans-serif;max-width:50em;margin:2em auto}"
         ".agent{font-weight:bold;color:#1f6feb}.decision,.error{color:#666;font-style:italic}"
-        ".head{list-style:none;font-weight:bold}"
+        ".unsaid{color:#9a6700;font-style:italic}.head{list-style:none;font-weight:bold}"
+        ".note{background:#fff8c5;border:1px solid #d4a72c;padding:4px}"
     )
+    head = "".join(f"<p class='note'>{html.escape(n)}</p>" for n in notes)
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
         f"</title><style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
-        f"<ul>{''.join(body)}</ul></body></html>\n"
+        f"{head}<ul>{''.join(body)}</ul></body></html>\n"
     )
 
 
-def export_record(record_path: Path, out_path: Path) -> Path:
-    """Write Markdown (.md) or HTML (.html/.htm) next to nothing else; returns out_path."""
-    entries = read_record(record_path)
-    title = f"Meeting record {Path(record_path).stem}"
+def export_format(out_path: Path | None, fmt: str | None = None) -> ExportFormat:
+    """The format asked for, else the one the file name says, else Markdown."""
+    if fmt:
+        return ExportFormat(fmt)
+    if out_path is None:
+        return ExportFormat.MARKDOWN
     suffix = Path(out_path).suffix.lower()
-    if suffix in (".html", ".htm"):
-        text = to_html(entries, title)
-    elif suffix in (".md", ".markdown", ".txt"):
-        text = to_markdown(entries, title)
-    else:
+    if suffix not in SUFFIXES:
         raise ValueError(f"cannot export to '{suffix}': choose a .md or .html file name")
+    return SUFFIXES[suffix]
+
+
+def render_record(contents: RecordContents, fmt: ExportFormat) -> str:
+    title = f"Meeting record {contents.path.stem}"
+    render = to_html if fmt == ExportFormat.HTML else to_markdown
+    return render(contents.entries, title, record_notes(contents))
+
+
+def export_record(record_path: Path, out_path: Path, fmt: str | None = None) -> Path:
+    """Write the record as Markdown or HTML (by ``fmt``, else by the suffix); returns
+    out_path. A damaged or unfinished record is exported as far as it can be read."""
+    chosen = export_format(out_path, fmt)
+    text = render_record(read_record_contents(record_path), chosen)
     Path(out_path).write_text(text, encoding="utf-8")
     return Path(out_path)
