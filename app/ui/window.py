@@ -37,6 +37,7 @@ from app.ui.bridge import Bridge
 from app.ui.earcon import Earcons
 from app.ui.glyph import AgentGlyph
 from app.ui.pdf_view import PdfError, PdfView
+from app.ui.recovery import RecoveryBar
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.settings_store import Preferences, save_preferences
 from app.ui.theme import app_icon, state_pixmap
@@ -291,6 +292,16 @@ class MainWindow(QMainWindow):
             return None
         self.status_label.setText(f"Meeting record written to {out}")
         return out
+
+    def offer_last_session(self, record_path: Path | None) -> None:
+        """After a crash: a bar above the document offers the cut-off meeting's export."""
+        if record_path is None:
+            return
+        central = self.centralWidget()
+        layout = central.layout() if central is not None else None
+        assert isinstance(layout, QVBoxLayout)
+        self.recovery = RecoveryBar(record_path)
+        layout.insertWidget(0, self.recovery)
 
     def ask_settings(self) -> None:
         dialog = SettingsDialog(self.prefs, self)
