@@ -52,6 +52,7 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
     pipeline.voice_tap = reference
     window = MainWindow(pipeline, prefs, Earcons(device=prefs.output_device or None))
     window.on_close.append(record.close)
+    window.offer_last_session(record.unfinished_before)  # the last meeting crashed
     window.show()
     record.append("session_started", document=str(pdf) if pdf else None)
 
