@@ -90,6 +90,10 @@ class LedgerSettings:
     # Run the monitor only on turns a detector, a question, an attribution or an open claim
     # makes worth checking. None: on in focused (small-model, CPU) mode, off in full mode.
     screen_turns: bool | None = None
+    # Before a correction or a "the document doesn't report that", stay silent when a
+    # document sentence about the same matter states every value and name the turns that
+    # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.
+    correction_veto: bool = True
 
     @property
     def tau(self) -> int:

@@ -71,15 +71,19 @@ class DocumentFacts:
         """The document states this value for the same kind of thing (a restatement, not
         a swap): equal value, compatible unit, and, given the utterance, a sentence that
         talks about the same matter."""
+        return self.stating_sentence(q, utterance) is not None
+
+    def stating_sentence(self, q: Quantity, utterance: str = "") -> int | None:
+        """The first sentence that supports ``q`` (see ``supports_quantity``)."""
         for sid, qs in self.quantities.items():
             for d in qs:
                 if not (q.same_value(d) and q.percent == d.percent):
                     continue
                 if not (q.compatible(d) or not q.nouns or not d.nouns):
                     continue
-                if not utterance or len(_plain_shared(utterance, self.sentences[sid].text)) >= 2:
-                    return True
-        return False
+                if not utterance or same_matter(utterance, self.sentences[sid].text):
+                    return sid
+        return None
 
     def mentions(self, term: str) -> bool:
         """The term, or the head of a compound ("Wikipedia" of "Wikipedia-derived")."""
@@ -138,6 +142,22 @@ def _shared(a: str, b: str) -> set[str]:
 
 def _plain_shared(a: str, b: str) -> set[str]:
     return {t for t in _shared(a, b) if not t[0].isdigit()}
+
+
+def same_matter(utterance: str, sentence: str, besides: str = "") -> bool:
+    """The sentence talks about what the utterance does: they share content words other
+    than numbers (and other than the words of ``besides``, the value being checked)."""
+    return len(_plain_shared(utterance, sentence) - _roots(besides)) >= MIN_SHARED_WORDS
+
+
+def named_terms(text: str) -> list[str]:
+    """The tools, datasets, places and other names a speaker states."""
+    return _names(text)
+
+
+def rejected(text: str, raw: str) -> bool:
+    """The speaker names the value only to reject it ("not twelve", "not Tika")."""
+    return _negated(text, raw)
 
 
 def _names(text: str) -> list[str]:

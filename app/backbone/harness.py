@@ -33,6 +33,7 @@ from app.backbone.text import (
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble, clean_text
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
+from app.backbone.veto import correction_veto
 from app.events import (
     AnswerDelta,
     Decision,
@@ -68,6 +69,8 @@ class Backbone:
         finder = EvidenceFinder(search or default_search(document, embedder),
                                 settings.llm.focused_top_k)
         self.proposer = Proposer(document, finder, DocumentFacts(document.sentences))
+        self.veto = correction_veto(document, settings.ledger.correction_veto,
+                                    settings.ledger.guard_min_token_share, self.proposer.facts)
         self._turn_sids = self.proposer.turn_sids
         self._observed: Claim | None = None  # the claim this turn's verdict counted on
         # Open questions the detector found an answer sentence for, by claim key.
@@ -286,6 +289,10 @@ class Backbone:
             claim.spoken_turn, claim.persistence = said.turn, 0
             return Decision(index, "silent", f"already said on turn {said.turn}",
                             claim=claim.text, latency_ms=latency)
+        vetoed = self._vetoed(claim, intent)
+        if vetoed is not None:
+            claim.persistence = 0  # as a non-actionable report on it would
+            return Decision(index, "silent", vetoed, claim=claim.text, latency_ms=latency)
         sids, asked = self._generation_sentences(claim, intent, index)
         # For an open question, the value counts only where the answer sentence holds it
         # (the 1.5B copies a value from a neighbouring sentence about the topic).
@@ -338,6 +345,14 @@ class Backbone:
             decided_turn=index, values=_values(made.text, hint),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
+
+    def _vetoed(self, claim: Claim, intent: str) -> str | None:
+        """A correction of speakers who said what the document says: judged on every turn
+        that raised the claim since it was last spoken, not only the latest."""
+        since = -1 if claim.spoken_turn is None else claim.spoken_turn
+        turns = {t for t in claim.raised_turns if t > since} or set(claim.raised_turns)
+        raising = self.transcript.by_index(turns)
+        return self.veto.check(intent, [line.text for line in raising], claim.text)
 
     def _generation_sentences(self, claim: Claim, intent: str, index: int
                               ) -> tuple[list[int], Proposal | None]:

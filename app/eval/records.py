@@ -11,7 +11,7 @@ from app.session.record import read_json_lines
 
 FIELDS = (
     "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
-    "quote", "claim", "reason", "latency_ms", "claim_id",
+    "quote", "claim", "reason", "latency_ms", "claim_id", "intent",
 )  # fmt: skip
 
 
@@ -30,6 +30,7 @@ class DecisionRecord:
     reason: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
     claim_id: int | None = None  # the backbone's claim the verdict counted on, if any
+    intent: str = ""  # of what was said: correct / missing / not_in_paper / answer / abstain
 
     @property
     def spoke(self) -> bool:
@@ -54,6 +55,7 @@ class DecisionRecord:
             "reason": self.reason,
             "latency_ms": {k: round(float(v), 1) for k, v in self.latency_ms.items()},
             "claim_id": self.claim_id,
+            "intent": self.intent,
         }
 
     @classmethod
@@ -74,6 +76,7 @@ class DecisionRecord:
             reason=str(record.get("reason") or ""),
             latency_ms={str(k): float(v) for k, v in latency.items()},
             claim_id=cid if isinstance(cid := record.get("claim_id"), int) else None,
+            intent=str(record.get("intent") or ""),
         )
 
 

@@ -49,7 +49,7 @@ def to_turn(script: ScriptTurn, previous_end: float) -> Turn:
 
 
 def intervention_fields(intervention: Intervention | None) -> dict[str, object]:
-    """text/kind/page/quote fields of a decision line, from what the agent said."""
+    """text/kind/page/quote/intent fields of a decision line, from what the agent said."""
     if intervention is None:
         return {}
     cites = intervention.citations
@@ -59,6 +59,7 @@ def intervention_fields(intervention: Intervention | None) -> dict[str, object]:
         "page": cites[0].page if cites else None,
         "quote_sids": tuple(c.sid for c in cites),
         "quote": " ".join(c.text for c in cites),
+        "intent": intervention.intent,
     }
 
 

@@ -64,11 +64,26 @@ def replay_markdown(report: ReplayReport, meta: dict[str, Any]) -> str:
         f"Claim matching: {report.claim_matching.same_claim} of "
         f"{report.claim_matching.repeats} repeated reports on an event counted on the same "
         f"claim ({_cell(report.claim_matching.rate)}%).",
+        *_false_corrections(report),
         f"Per-turn backbone latency: p50 {_cell(lat.p50_ms)} ms, p95 {_cell(lat.p95_ms)} ms, "
         f"mean {_cell(lat.mean_ms)} ms.",
         stages,
         hist,
     ]) + "\n"  # fmt: skip
+
+
+def _false_corrections(report: ReplayReport) -> list[str]:
+    """The count, then each one with the sentences that state what the speaker said."""
+    false = report.false_corrections
+    lines = [f"False corrections (the speakers said what a document sentence about it says): "
+             f"{len(false)} of {report.corrections} spoken corrections and not-in-document "
+             f"replies."]
+    if false:
+        lines.append(markdown_table(
+            ["document", "conversation", "turn", "trigger turns", "why"],
+            [[f.document, f.conversation, f.turn, ", ".join(map(str, f.trigger_turns)),
+              f.reason.removeprefix("veto: ").replace("|", "/")] for f in false]))
+    return lines
 
 
 def _plot_replay(report: ReplayReport, path: Path) -> None:

@@ -7,18 +7,23 @@ where no model should load.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from app.eval.dataset import BenchmarkSet, Conversation, Event
+from app.backbone.verdict import NON_ACTIONABLE
+from app.backbone.veto import CONTRADICTING, StatedValueVeto
+from app.eval.dataset import BenchmarkSet, Conversation, DocumentCase, Event
 from app.eval.records import DecisionRecord
 from app.eval.text import canonical_tokens, contains_any, is_abstention
-from app.settings import BACKCHANNEL_WORDS, FloorSettings
+from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
 
 Similarity = Callable[[str, str], float]
+DocumentLoader = Callable[[Path], Any]  # document file -> indexed document
 
 SPEECH_DUE = ("gap", "wrong", "misattribution")
 SILENCE_DUE = ("self_correction", "resolved_question")
@@ -34,6 +39,9 @@ class ScoringSettings:
     # MiniLM cosine; on the dev set every gold answer scores >= 0.35 against its own claim.
     attribution_threshold: float = 0.35
     backchannel_max_words: int = FloorSettings().backchannel_max_words
+    # Share of a name's tokens a document sentence must hold (the backbone's guard share,
+    # which its correction veto uses too).
+    value_min_share: float = LedgerSettings().guard_min_token_share
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,19 @@ class ClaimMatching:
 
 
 @dataclass(frozen=True)
+class FalseCorrection:
+    """A spoken correction or "the document doesn't report that" whose trigger turns'
+    values and names a document sentence about the same matter all states."""
+
+    document: str
+    conversation: str
+    turn: int
+    text: str
+    trigger_turns: tuple[int, ...]
+    reason: str  # the correction veto's reason: each value with the sentence stating it
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     types: tuple[TypeSummary, ...]
     outcomes: tuple[EventOutcome, ...]
@@ -97,6 +118,8 @@ class ReplayReport:
     interventions: int
     latency: LatencySummary
     claim_matching: ClaimMatching = field(default_factory=lambda: ClaimMatching(0, 0))
+    false_corrections: tuple[FalseCorrection, ...] = ()
+    corrections: int = 0  # spoken corrections and not-in-document replies checked
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,6 +133,11 @@ class ReplayReport:
             "unprompted_per_100_turns": self.unprompted_per_100,
             "latency_ms": vars(self.latency),
             "claim_matching": vars(self.claim_matching) | {"rate": self.claim_matching.rate},
+            "false_corrections": {
+                "count": len(self.false_corrections), "of_corrections": self.corrections,
+                "lines": [vars(f) | {"trigger_turns": list(f.trigger_turns)}
+                          for f in self.false_corrections],
+            },  # fmt: skip
             "events": [vars(o) | {"spoke_turns": list(o.spoke_turns)} for o in self.outcomes],
         }
 
@@ -288,9 +316,13 @@ def score_replay(
     decisions: Sequence[DecisionRecord],
     similarity: Similarity,
     settings: ScoringSettings | None = None,
+    documents: DocumentLoader | None = None,
 ) -> ReplayReport:
-    """Score ``decisions`` against every event of ``benchmark`` the replay reached."""
+    """Score ``decisions`` against every event of ``benchmark`` the replay reached.
+    ``documents`` opens a set's document (the product's loader unless given); it is
+    called only for documents with a correction to check."""
     settings = settings or ScoringSettings()
+    load = documents or _open_document
     # A run of more documents rescored on a subset: count only the subset's turns.
     names = {case.name for case in benchmark.documents}
     decisions = [d for d in decisions if d.document in names]
@@ -298,7 +330,9 @@ def score_replay(
     unprompted: list[DecisionRecord] = []
     ordinary = 0
     matching = ClaimMatching(0, 0)
+    corrections, false = 0, list[FalseCorrection]()
     for case in benchmark.documents:
+        veto = functools.cache(functools.partial(_veto, load, case, settings))
         for conversation in case.conversations:
             mine = sorted(
                 (
@@ -313,6 +347,8 @@ def score_replay(
             spoken = [d for d in mine if d.spoke and d.kind != "direct"]
             by_event, loose = attribute(spoken, events, similarity, settings)
             unprompted.extend(loose)
+            checked, found = false_corrections(case.name, conversation, mine, veto)
+            corrections, false = corrections + checked, false + found
             for event in events:
                 matching = _claim_matching(event, mine, settings, matching)
             reach = _conversation_reach(mine)
@@ -344,6 +380,8 @@ def score_replay(
         interventions=sum(d.spoke for d in decisions),
         latency=summarise_latency(decisions),
         claim_matching=matching,
+        false_corrections=tuple(false),
+        corrections=corrections,
     )
 
 
@@ -361,3 +399,65 @@ def _ordinary_turns(conversation: Conversation, decided: set[int], s: ScoringSet
         for t in conversation.turns
         if t.turn in decided and not is_backchannel(t.text, s.backchannel_max_words)
     )
+
+
+# --- false corrections --------------------------------------------------------------------
+
+
+def is_correction(decision: DecisionRecord) -> bool:
+    """A spoken proactive correction or not-in-document reply. A line without an intent
+    (a run made before decisions carried one) may be either, so it is checked too."""
+    return decision.spoke and decision.kind != "direct" and (
+        decision.intent in CONTRADICTING or not decision.intent)
+
+
+def trigger_turns(spoken: DecisionRecord, mine: Sequence[DecisionRecord]) -> tuple[int, ...]:
+    """The turns that raised the spoken claim, as the backbone's ledger counts them: the
+    turns whose verdict counted on the same claim since it was last spoken, less the
+    non-actionable reports on it. A run without claim ids: the spoken turn alone."""
+    if spoken.claim_id is None:
+        return (spoken.turn,)
+    turns: list[int] = []
+    for d in sorted(mine, key=lambda d: d.turn, reverse=True):
+        if d.turn > spoken.turn or d.claim_id != spoken.claim_id:
+            continue
+        if d.turn < spoken.turn and d.spoke:
+            break
+        if not _non_actionable(d.reason):
+            turns.append(d.turn)
+    return tuple(sorted(turns))
+
+
+def _non_actionable(reason: str) -> bool:
+    head = reason.split(";")[0]
+    return head.startswith("monitor: ") and head.removeprefix("monitor: ") in NON_ACTIONABLE
+
+
+def false_corrections(
+    document: str, conversation: Conversation, mine: Sequence[DecisionRecord],
+    veto: Callable[[], StatedValueVeto],
+) -> tuple[int, list[FalseCorrection]]:
+    """How many corrections the conversation's decisions hold, and those the backbone's
+    correction veto finds the document agrees with the speakers on."""
+    texts = {t.turn: t.text for t in conversation.turns}
+    checked = [d for d in mine if is_correction(d)]
+    found = []
+    for d in checked:
+        turns = trigger_turns(d, mine)
+        said = [texts[t] for t in turns if t in texts]
+        reason = veto().check(d.intent or "correct", said, d.claim)
+        if reason is not None:
+            found.append(FalseCorrection(document, conversation.name, d.turn, d.text,
+                                         turns, reason))
+    return len(checked), found
+
+
+def _veto(load: DocumentLoader, case: DocumentCase, settings: ScoringSettings
+          ) -> StatedValueVeto:
+    return StatedValueVeto(load(case.document), settings.value_min_share)
+
+
+def _open_document(path: Path) -> Any:
+    from app.document import open_document
+
+    return open_document(path)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
 from app.eval.dataset import read_set
 from app.eval.records import DecisionRecord
+from app.eval.report import replay_markdown
 from app.eval.scoring import (
     ScoringSettings,
     is_backchannel,
     lexical_similarity,
     percentile,
     score_replay,
+    trigger_turns,
 )
 from tests.eval import tiny_set
 
@@ -162,10 +165,11 @@ def test_record_round_trip() -> None:
     assert DecisionRecord.from_json(record.to_json()) == record
     assert list(record.to_json()) == [
         "document", "conversation", "turn", "action", "kind", "text", "page", "quote_sids",
-        "quote", "claim", "reason", "latency_ms", "claim_id",
+        "quote", "claim", "reason", "latency_ms", "claim_id", "intent",
     ]  # fmt: skip
-    older = {k: v for k, v in record.to_json().items() if k != "claim_id"}
+    older = {k: v for k, v in record.to_json().items() if k not in ("claim_id", "intent")}
     assert DecisionRecord.from_json(older).claim_id is None  # runs before the field
+    assert DecisionRecord.from_json(older).intent == ""
 
 
 def test_claim_matching_counts_repeated_reports_landing_on_the_same_claim(tiny) -> None:
@@ -180,3 +184,98 @@ def test_claim_matching_counts_repeated_reports_landing_on_the_same_claim(tiny) 
     assert (matching.repeats, matching.same_claim) == (4, 3)
     assert matching.rate == 75.0
     assert _score(tiny, tiny_set.planned_decisions()).claim_matching.rate is None
+
+
+# --- false corrections --------------------------------------------------------------------
+
+SURVEY = (
+    "The green roof survey recruited 120 households across the northern district.",
+    "Each household was visited by a trained surveyor using the RoofScan tablet software.",
+    "Indoor temperatures fell by 12% during the summer months after installation.",
+    "The city council funded 40% of the installation costs through a grant.",
+)
+SURVEY_TURNS = (
+    "So the survey recruited 120 households across the district.",
+    "Yes, and that is a lot of households for one district.",
+    "Indoor temperatures fell by 40% over the summer.",
+    "Yeah, a 40% drop in summer temperatures indoors.",
+    "How did they visit every household, with some app?",
+    "They say the council funded 40% of the installation costs.",
+)
+
+
+@pytest.fixture
+def survey(tmp_path: Path):
+    root = tmp_path / "survey"
+    (root / "p01").mkdir(parents=True)
+    (root / "manifest.json").write_text('{"name": "survey", "documents": ["p01"]}')
+    (root / "p01" / "document.txt").write_text(" ".join(SURVEY), encoding="utf-8")
+    lines = [json.dumps({"turn": i, "speaker": "S1", "text": t})
+             for i, t in enumerate(SURVEY_TURNS)]
+    (root / "p01" / "main.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_set(root)
+
+
+def _said(turn: int, intent: str, cid: int, text: str = "About that, ...") -> DecisionRecord:
+    return DecisionRecord("p01", "main", turn, "speak", "proactive", text, claim_id=cid,
+                          reason="gate fired: persistence 2", intent=intent)
+
+
+def _waiting(turn: int, cid: int | None, reason: str = "gate: waiting 1/2") -> DecisionRecord:
+    return DecisionRecord("p01", "main", turn, "silent", reason=reason, claim_id=cid)
+
+
+SURVEY_DECISIONS = [
+    _waiting(0, 1), _said(1, "correct", 1),  # the speaker was right on turn 0
+    _waiting(2, 2), _said(3, "correct", 2),  # 40% is the funding share, not the drop
+    _said(4, "missing", 3),  # a gap contradicts nobody
+    _said(5, "not_in_paper", 4),  # the document does state the council's 40%
+]
+
+
+def test_false_corrections_are_counted_from_the_trigger_turns(survey) -> None:
+    report = score_replay(survey, SURVEY_DECISIONS, lexical_similarity)
+    assert report.corrections == 3
+    assert [(f.turn, f.trigger_turns) for f in report.false_corrections] == [
+        (1, (0, 1)), (5, (5,))]
+    first, last = report.false_corrections
+    assert first.reason == "veto: the document states the speaker's value '120' [S0]"
+    assert last.reason == "veto: the document states the speaker's value '40%' [S3]"
+    data = report.to_json()["false_corrections"]
+    assert (data["count"], data["of_corrections"]) == (2, 3)
+    assert data["lines"][0]["trigger_turns"] == [0, 1]
+    markdown = replay_markdown(report, {})
+    assert "False corrections (the speakers said what a document sentence about it says): " \
+           "2 of 3 spoken corrections" in markdown
+    assert "| p01 | main | 1 | 0, 1 | the document states the speaker's value '120' [S0] |" \
+           in markdown
+
+
+def test_a_correction_of_a_wrong_value_is_not_false(survey) -> None:
+    right = [_waiting(2, 2), _said(3, "correct", 2)]
+    assert score_replay(survey, right, lexical_similarity).false_corrections == ()
+
+
+def test_trigger_turns_skip_resets_and_stop_at_the_last_intervention() -> None:
+    decisions = [_waiting(0, 1), _said(1, "correct", 1), _waiting(2, 1),
+                 _waiting(3, 1, "monitor: on_progress; self-repair closed C2"),
+                 _waiting(4, 7), _said(5, "correct", 1)]
+    assert trigger_turns(decisions[-1], decisions) == (2, 5)
+    assert trigger_turns(dataclasses.replace(decisions[-1], claim_id=None), decisions) == (5,)
+
+
+def test_lines_without_an_intent_are_checked_as_corrections(survey, tiny) -> None:
+    older = [dataclasses.replace(d, intent="") for d in SURVEY_DECISIONS]
+    report = score_replay(survey, older, lexical_similarity)
+    # The gap on turn 4 is checked too; its turn states no value.
+    assert report.corrections == 4 and len(report.false_corrections) == 2
+    tiny_report = _score(tiny, tiny_set.planned_decisions())
+    assert (tiny_report.corrections, tiny_report.false_corrections) == (8, ())
+
+
+def test_documents_are_opened_only_to_check_a_correction(survey) -> None:
+    def refuse(path: Path) -> object:
+        raise AssertionError(f"opened {path}")
+
+    gaps = [_said(4, "missing", 3)]
+    assert score_replay(survey, gaps, lexical_similarity, documents=refuse).corrections == 0

@@ -1,0 +1,106 @@
+"""The correction veto: never contradict a speaker who states what the document states.
+
+Before a correction or a "the document doesn't report that" is generated, the turns that
+raised the claim are checked against the document with the detectors' own tests: each
+quantity the speakers gave (``DocumentFacts.stating_sentence``) and each name they gave
+(``value_present``) must sit in a document sentence about the same matter (one that
+shares content words with the turn and the claim, ``same_matter``). When every value and
+term they stated is there, there is nothing to correct: the agent stays silent and says
+why. A turn with one value the document contradicts keeps its correction.
+
+The replay scorer runs the same check on spoken interventions to count false corrections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.backbone.detectors import (
+    DocumentFacts,
+    named_terms,
+    rejected,
+    same_matter,
+)
+from app.backbone.guard import value_present
+from app.backbone.numbers import quantities
+from app.backbone.text import content_tokens
+
+# Intents that tell a speaker they are wrong (a missing fact contradicts nobody).
+CONTRADICTING = frozenset({"correct", "not_in_paper"})
+
+
+class Veto(Protocol):
+    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+        """The reason to stay silent, or None to let the intervention go ahead."""
+        ...
+
+
+class NoVeto:
+    """The model's verdict stands (the setting is off)."""
+
+    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Stated:
+    value: str  # as the speaker said it
+    sid: int  # the document sentence that states it
+
+
+class StatedValueVeto:
+    """Silence when the document states every value and term of the raising turns."""
+
+    def __init__(self, document: Any, min_share: float,
+                 facts: DocumentFacts | None = None) -> None:
+        self.document = document
+        self.min_share = min_share  # share of a term's tokens a sentence must hold
+        self.facts = facts or DocumentFacts(document.sentences)
+
+    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+        if intent not in CONTRADICTING:
+            return None
+        stated = self.stated(turns, claim)
+        if not stated:
+            return None
+        plural = "s" if len(stated) > 1 else ""
+        found = ", ".join(f"'{s.value}' [S{s.sid}]" for s in stated)
+        return f"veto: the document states the speaker's value{plural} {found}"
+
+    def stated(self, turns: Sequence[str], claim: str = "") -> list[Stated]:
+        """Where the document states each value and term of ``turns``; empty when the
+        turns state none, or one of them nowhere about the same matter."""
+        out: list[Stated] = []
+        for turn in turns:
+            matter = f"{turn} {claim}".strip()
+            for value, sid in self._checks(turn, matter):
+                if sid is None:
+                    return []
+                if all(s.value != value for s in out):
+                    out.append(Stated(value, sid))
+        return out
+
+    def _checks(self, turn: str, matter: str) -> Iterator[tuple[str, int | None]]:
+        """Each quantity and name the speaker asserts (not those named only to reject
+        them), with the sentence about ``matter`` that states it, if any."""
+        for q in quantities(turn):
+            if not rejected(turn, q.raw):
+                yield q.raw, self.facts.stating_sentence(q, matter)
+        for term in dict.fromkeys(named_terms(turn)):
+            if content_tokens(term) and not rejected(turn, term):
+                yield term, self._stating_term(term, matter)
+
+    def _stating_term(self, term: str, matter: str) -> int | None:
+        for sentence in self.document.sentences:
+            if value_present(term, sentence.text, self.min_share) and same_matter(
+                    matter, sentence.text, besides=term):
+                return int(sentence.sid)
+        return None
+
+
+def correction_veto(document: Any, enabled: bool, min_share: float,
+                    facts: DocumentFacts | None = None) -> Veto:
+    """The veto the settings ask for."""
+    return StatedValueVeto(document, min_share, facts) if enabled else NoVeto()
