@@ -58,6 +58,9 @@ class LLMStageSettings:
 @dataclass(frozen=True)
 class LLMSettings:
     context_tokens: int = 16384
+    # llama.cpp threads. None: $JARVIS_LLM_THREADS, else the model's share of the physical
+    # cores; speech recognition keeps its own share (app/cores.py, measured by
+    # benchmarks/thread_split.py) so neither starves the other.
     threads: int | None = None
     gpu_layers: int = -1
     seed: int = 7
@@ -179,6 +182,9 @@ class SpeechSettings:
     turn_watchdog: float = 0.7
     wake_threshold: float = 0.5
     asr_model: str = "tiny.en"
+    # CTranslate2 threads for recognition. None: $JARVIS_ASR_THREADS, else speech's share
+    # of the physical cores (app/cores.py); the model gets the rest.
+    asr_threads: int | None = None
     asr_no_speech_threshold: float = 0.6
     asr_compression_ratio_threshold: float = 2.4
     speaker_match_cosine: float = 0.6  # CAM++ on 2 s windows (tuned on AMI and pyannote clips)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.cores import model_threads
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
 from app.llm.types import DeltaCallback, LLMError, LLMRequest, LLMResponse
@@ -27,20 +27,6 @@ from app.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
-
-
-def physical_cores() -> int:
-    """llama.cpp threads: ``$JARVIS_LLM_THREADS``, else the physical cores (hyperthreads
-    only slow decoding down)."""
-    override = os.environ.get("JARVIS_LLM_THREADS", "")
-    if override.isdigit() and int(override) > 0:
-        return int(override)
-    try:
-        import psutil
-
-        return int(psutil.cpu_count(logical=False) or os.cpu_count() or 1)
-    except ImportError:
-        return os.cpu_count() or 1
 
 
 @dataclass
@@ -106,7 +92,7 @@ class LlamaBackend:
             llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=s.context_tokens,
-                n_threads=s.threads or physical_cores(),
+                n_threads=s.threads or model_threads(),
                 n_gpu_layers=s.gpu_layers,
                 seed=s.seed,
                 verbose=False,

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from app.cores import speech_threads
 from app.settings import SpeechSettings
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,7 @@ class WhisperTranscriber:
         s = settings or SpeechSettings()
         path = str(model) if model else str(resolve(f"whisper-{s.asr_model}"))
         device, compute = _device()
+        threads = threads or s.asr_threads or speech_threads()
         self.model = WhisperModel(path, device=device, compute_type=compute, cpu_threads=threads)
         self.guard = HallucinationGuard(s)
 

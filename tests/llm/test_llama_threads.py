@@ -1,20 +1,32 @@
-"""How many threads llama.cpp gets."""
+"""How many threads llama.cpp and speech recognition get."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.llm.llama import physical_cores
+from app.cores import model_threads, physical_cores, speech_threads, thread_split
 
 
 def test_thread_override_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JARVIS_LLM_THREADS", "3")
-    assert physical_cores() == 3
+    monkeypatch.setenv("JARVIS_ASR_THREADS", "2")
+    assert model_threads() == 3
+    assert speech_threads() == 2
 
 
 @pytest.mark.parametrize("value", ["", "0", "many", "-2"])
-def test_bad_override_falls_back_to_the_cores(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+def test_bad_override_falls_back_to_the_split(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.delenv("JARVIS_LLM_THREADS", raising=False)
-    cores = physical_cores()
+    monkeypatch.delenv("JARVIS_ASR_THREADS", raising=False)
+    shares = model_threads(), speech_threads()
     monkeypatch.setenv("JARVIS_LLM_THREADS", value)
-    assert physical_cores() == cores >= 1
+    monkeypatch.setenv("JARVIS_ASR_THREADS", value)
+    assert (model_threads(), speech_threads()) == shares == thread_split(physical_cores())
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 4, 6, 8, 16, 64])
+def test_the_split_gives_each_side_a_core_and_never_oversubscribes(cores: int) -> None:
+    model, speech = thread_split(cores)
+    assert model >= 1 and speech >= 1
+    assert model + speech <= max(cores, 2)
+    assert model >= speech  # the model is the larger job

@@ -1,0 +1,49 @@
+"""How the machine's cores are split between speech recognition and the model.
+
+Both run at once in a meeting: llama.cpp threads spin at barriers, so when the two
+together ask for more threads than there are cores, the model slows down many times over
+and recognition falls behind the microphone. Each side gets its own share instead
+(``benchmarks/thread_split.py`` measures the splits on a machine): recognition keeps a
+quarter of the physical cores, at least one, and the model gets the rest.
+"""
+
+from __future__ import annotations
+
+import os
+
+SPEECH_CORES_PER = 4  # recognition gets one core in this many (at least one)
+
+
+def physical_cores() -> int:
+    """Physical cores (hyperthreads only slow llama.cpp's decoding down)."""
+    try:
+        import psutil
+
+        return int(psutil.cpu_count(logical=False) or os.cpu_count() or 1)
+    except ImportError:
+        return os.cpu_count() or 1
+
+
+def thread_split(cores: int) -> tuple[int, int]:
+    """(model threads, recognition threads) for ``cores`` physical cores; on one core
+    both get one (nothing to split)."""
+    speech = max(1, cores // SPEECH_CORES_PER)
+    return max(1, cores - speech), speech
+
+
+def model_threads() -> int:
+    """llama.cpp threads when the settings name none: ``$JARVIS_LLM_THREADS``, else the
+    model's share of the physical cores."""
+    override = os.environ.get("JARVIS_LLM_THREADS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    return thread_split(physical_cores())[0]
+
+
+def speech_threads() -> int:
+    """Recognition threads when the settings name none: ``$JARVIS_ASR_THREADS``, else
+    speech's share of the physical cores."""
+    override = os.environ.get("JARVIS_ASR_THREADS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    return thread_split(physical_cores())[1]
