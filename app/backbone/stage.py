@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,9 +26,12 @@ class StageReply:
 def call(
     llm: Any, stage: str, system: str, user: str, schema: dict[str, Any],
     settings: LLMStageSettings, on_delta: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> StageReply:
+    """``cancel``: set by another thread to cut the call short (its reply is then an error)."""
     request = LLMRequest(stage=stage, system=system, user=user, schema=schema,
-                         temperature=settings.temperature, max_tokens=settings.max_tokens)
+                         temperature=settings.temperature, max_tokens=settings.max_tokens,
+                         cancel=cancel)
     started = time.perf_counter()
     try:
         response = llm.complete(request, on_delta) if on_delta else llm.complete(request)

@@ -10,6 +10,7 @@ from app.llm.prompt import CHATML, CHATML_NO_THINK, ChatTemplate, pick_template
 from app.llm.types import (
     DeltaCallback,
     LLMBackend,
+    LLMCancelled,
     LLMError,
     LLMOutputError,
     LLMRequest,
@@ -22,6 +23,7 @@ __all__ = [
     "ChatTemplate",
     "DeltaCallback",
     "LLMBackend",
+    "LLMCancelled",
     "LLMError",
     "LLMOutputError",
     "LLMRequest",

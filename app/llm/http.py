@@ -18,7 +18,14 @@ from typing import Any
 import requests
 
 from app.llm.output import parse_output
-from app.llm.types import DeltaCallback, LLMError, LLMOutputError, LLMRequest, LLMResponse
+from app.llm.types import (
+    DeltaCallback,
+    LLMCancelled,
+    LLMError,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+)
 from app.settings import LLMSettings
 
 log = logging.getLogger(__name__)
@@ -38,13 +45,24 @@ class HttpBackend:
 
     # -- interface ----------------------------------------------------------------------
     def complete(self, request: LLMRequest, on_delta: DeltaCallback | None = None) -> LLMResponse:
+        """A request with a ``cancel`` event is streamed: once it is set, the stream is
+        closed at the next event (the server stops generating) and LLMCancelled raised."""
         start = time.perf_counter()
-        response = self._post(request, stream=on_delta is not None)
-        if on_delta is None:
+        cancel = request.cancel
+        if cancel is not None and cancel.is_set():
+            raise LLMCancelled(request.stage)
+        stream = on_delta is not None or cancel is not None
+        response = self._post(request, stream=stream)
+        if not stream:
             text, finish, usage = self._read_whole(response, request)
             ttft = None
         else:
-            text, finish, usage, ttft = self._read_stream(response, request, on_delta, start)
+            try:
+                text, finish, usage, ttft = self._read_stream(
+                    response, request, on_delta or _ignore, start)
+            except LLMCancelled:
+                response.close()  # the server sees the stream closed and stops generating
+                raise
         total_ms = (time.perf_counter() - start) * 1000
         data = parse_output(text, request.schema, finish, request.stage)
         prompt_tokens = int(usage.get("prompt_tokens") or 0)
@@ -137,6 +155,8 @@ class HttpBackend:
         usage: dict[str, Any] = {}
         ttft: float | None = None
         for event in _sse_events(response, request):
+            if request.cancel is not None and request.cancel.is_set():
+                raise LLMCancelled(request.stage)
             usage = event.get("usage") or usage
             for choice in event.get("choices") or []:
                 delta = (choice.get("delta") or {}).get("content") or ""
@@ -146,6 +166,10 @@ class HttpBackend:
                     on_delta(delta)
                 finish = choice.get("finish_reason") or finish
         return "".join(pieces), finish, usage, ttft
+
+
+def _ignore(_delta: str) -> None:
+    pass
 
 
 def _refuses_json_schema(response: requests.Response) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -21,12 +22,15 @@ from typing import Any
 from app.cores import model_threads
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
-from app.llm.types import DeltaCallback, LLMError, LLMRequest, LLMResponse
+from app.llm.types import DeltaCallback, LLMCancelled, LLMError, LLMRequest, LLMResponse
 from app.llm.worker import OwnerThread
 from app.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
+# A cancellable call reads its prompt in chunks this long, checking the cancel event
+# between them (generation checks it after every sampled token).
+CANCEL_CHECK_TOKENS = 64
 
 
 @dataclass
@@ -41,6 +45,7 @@ class _Session:
     prefixes: dict[str, list[int]] = field(default_factory=dict)
     snapshots: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     grammars: dict[str, Any] = field(default_factory=dict)
+    cancel: threading.Event | None = None  # the running request's cancel event
 
 
 class LlamaBackend:
@@ -106,9 +111,17 @@ class LlamaBackend:
 
         def counting_eval(tokens: Any) -> None:
             session.evals.append(len(tokens))
-            original_eval(tokens)
+            cancel = session.cancel
+            if cancel is None:
+                original_eval(tokens)
+                return
+            for start in range(0, len(tokens), CANCEL_CHECK_TOKENS):
+                if cancel.is_set():
+                    raise LLMCancelled()
+                original_eval(tokens[start : start + CANCEL_CHECK_TOKENS])
 
         # Count the tokens each call really evaluates: that is how cache reuse is reported.
+        # A cancellable request is read in chunks so a cancel stops the prompt reading too.
         llm.eval = counting_eval  # type: ignore[method-assign]
         log.info("loaded %s (n_ctx=%d, template=%s)", self.model_path.name, session.n_ctx,
                  session.template.name)
@@ -191,7 +204,15 @@ class LlamaBackend:
             )
         self._switch_to(s, req.system, prefix)
         s.evals.clear()
-        text, finish, sampled, ttft = self._generate(s, req, prompt, on_delta, start)
+        if req.cancel is not None and req.cancel.is_set():
+            raise LLMCancelled(req.stage)
+        s.cancel = req.cancel
+        try:
+            text, finish, sampled, ttft = self._generate(s, req, prompt, on_delta, start)
+        except LLMCancelled:
+            raise LLMCancelled(req.stage) from None
+        finally:
+            s.cancel = None
         evaluated = s.evals[0] if s.evals else 0
         total_ms = (time.perf_counter() - start) * 1000
         log.debug("%s: prompt %d (evaluated %d), completion %d, %.0f ms", req.stage,
@@ -207,10 +228,12 @@ class LlamaBackend:
         from llama_cpp import StoppingCriteriaList
 
         sampled = [0]
+        cut = [False]
 
         def count(_ids: Any, _logits: Any) -> bool:
             sampled[0] += 1
-            return False
+            cut[0] = req.cancel is not None and req.cancel.is_set()
+            return cut[0]  # True ends generation after this token
 
         stream = s.llm.create_completion(
             prompt=prompt,
@@ -234,6 +257,8 @@ class LlamaBackend:
                 if on_delta is not None:
                     on_delta(choice["text"])
             finish = choice.get("finish_reason") or finish
+        if cut[0]:
+            raise LLMCancelled(req.stage)
         return "".join(pieces), finish, sampled[0], ttft
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 DeltaCallback = Callable[[str], None]
@@ -17,6 +18,9 @@ class LLMRequest:
     schema: dict[str, Any] | None
     temperature: float
     max_tokens: int
+    # Set by another thread to cut the call short (a direct question preempts the
+    # monitor); the backend then raises LLMCancelled. None: the call always runs to its end.
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -57,4 +61,12 @@ class LLMOutputError(LLMError):
     def __init__(self, user_message: str, raw: str, stage: str = "") -> None:
         super().__init__(user_message)
         self.raw = raw
+        self.stage = stage
+
+
+class LLMCancelled(LLMError):
+    """The call was cut short because its request's ``cancel`` event was set."""
+
+    def __init__(self, stage: str = "") -> None:
+        super().__init__(f"The {stage or 'model'} call was cut short.")
         self.stage = stage
