@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -51,6 +52,21 @@ MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompt
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Waiting:
+    """A turn in the transcript, screened, waiting for its monitor call."""
+
+    index: int
+    text: str
+    candidates: list[int]  # retrieved sentence IDs
+    found: list[Proposal]  # detector proposals
+    latency: dict[str, float]  # the admission's timings (retrieval)
+
+
+class _Preempted(Exception):
+    """The monitor call was cut short by its cancel event; the turn is checked later."""
+
+
 class Backbone:
     def __init__(
         self, document: Any, llm: Any, settings: Settings, embedder: Any | None = None,
@@ -76,6 +92,7 @@ class Backbone:
         # Open questions the detector found an answer sentence for, by claim key.
         self._asked: dict[str, Proposal] = {}
         self._next_index = 0
+        self._waiting: list[_Waiting] = []  # admitted turns whose monitor call is to come
         self._ids = itertools.count(1)
         self._generation = 0
         self._delivered: set[str] = set()
@@ -97,7 +114,62 @@ class Backbone:
             return decision
         return dataclasses.replace(decision, claim_id=self._observed.cid)
 
+    def admit_turns(self, turns: Sequence[Turn]) -> list[Decision]:
+        """The model-free half of each turn, in order: it joins the transcript and the
+        ledger's clock, the detectors and the screening run on it. Returns the turns decided
+        without the model (backchannels, screened out); the others wait for ``on_turns``."""
+        decided = []
+        for turn in turns:
+            admitted = self._admit(turn)
+            if isinstance(admitted, Decision):
+                decided.append(admitted)
+            else:
+                self._waiting.append(admitted)
+        return decided
+
+    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None
+                 ) -> list[Decision]:
+        """Turns that queued up while the model was busy, checked with one monitor call.
+
+        Every turn is admitted in order (``admit_turns``); then the monitor runs once, on
+        the newest waiting turn a detector flagged, else the newest, with the others in its
+        transcript window. Each turn gets one Decision, in turn order; the ones not
+        monitored are silent ("coalesced: checked with turn N"). One verdict per call means
+        at most one persistence step per claim for the whole batch.
+
+        ``cancel`` set during the monitor call cuts it short: the batch's checked turns get
+        no Decision yet and stay waiting (``waiting``), to be checked with the next call."""
+        decided = self.admit_turns(turns)
+        if not self._waiting:
+            return decided
+        batch, self._waiting = self._waiting, []
+        chosen = next((w for w in reversed(batch) if w.found), batch[-1])
+        self._observed = None
+        try:
+            decision = self._check(chosen, cancel)
+        except _Preempted:
+            self._waiting = batch + self._waiting
+            return decided
+        if self._observed is not None:
+            decision = dataclasses.replace(decision, claim_id=self._observed.cid)
+        coalesced = [Decision(w.index, "silent", f"coalesced: checked with turn {chosen.index}",
+                              latency_ms=w.latency) for w in batch if w is not chosen]
+        return sorted([*decided, decision, *coalesced], key=lambda d: d.turn)
+
+    @property
+    def waiting(self) -> int:
+        """Turns admitted whose monitor check is still to come."""
+        return len(self._waiting)
+
     def _decide(self, turn: Turn) -> Decision:
+        admitted = self._admit(turn)
+        if isinstance(admitted, Decision):
+            return admitted
+        return self._check(admitted)
+
+    def _admit(self, turn: Turn) -> _Waiting | Decision:
+        """Transcript, ledger clock, retrieval, detectors and screening for one turn: a
+        Decision when no monitor call is needed, else what the call will need."""
         index = self._index(turn)
         if is_backchannel(turn.text, max_words=self.settings.floor.backchannel_max_words):
             return Decision(index, "silent", "backchannel: not sent to the monitor")
@@ -115,6 +187,16 @@ class Backbone:
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
             return Decision(index, "silent", skip, latency_ms=latency)
+        return _Waiting(index, turn.text, candidates, found, latency)
+
+    def _check(self, waiting: _Waiting, cancel: threading.Event | None = None) -> Decision:
+        """The monitor call on one admitted turn, then ledger, self-repair and gate. Raises
+        _Preempted when ``cancel`` cut the monitor call short (nothing was changed)."""
+        index, text, candidates, found = (waiting.index, waiting.text, waiting.candidates,
+                                          waiting.found)
+        latency = dict(waiting.latency)
+        # Claims a later turn of the batch let the ledger forget are not checked again.
+        open_before = self.ledger.open_claims()
         head = self._conversation(self.transcript.recent())
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
@@ -123,11 +205,13 @@ class Backbone:
                            head + self._sentence_block(shown)
                            + prompts.monitor_task(index, shown, [p.note for p in found]),
                            schemas.monitor_schema(with_evidence=full),
-                           self.settings.llm.monitor)
+                           self.settings.llm.monitor, cancel=cancel)
         latency["monitor"] = reply.ms
         if reply.data is None:
+            if cancel is not None and cancel.is_set():
+                raise _Preempted(index)
             return Decision(index, "silent", reply.error, latency_ms=latency)
-        verdict = self._still_open(monitor.parse(reply.data, self.document, found, turn.text),
+        verdict = self._still_open(monitor.parse(reply.data, self.document, found, text),
                                    found)
         if not self.settings.ledger.deference:
             return self._without_deference(index, verdict, head, latency)

@@ -1,16 +1,26 @@
-"""The backbone on its own thread: turns in through a queue, decisions out to ``emit``.
+"""The backbone on its own thread, scheduled to keep up with the room (SPEC §9).
 
-``Backbone.on_turn`` blocks for seconds on a CPU, so it never runs on the GUI or the
-speech thread. Decisions go to ``emit`` (the pipeline records and publishes them). Turns
-queue up in order; a crash in one turn is reported and the worker goes on with the next.
+Backbone calls block for seconds on a CPU, so they never run on the GUI or the speech
+thread. The worker keeps three things apart:
+
+- turns and delivery receipts are applied in arrival order and without the model: every
+  turn joins the transcript and the ledger at once (``Backbone.admit_turns``);
+- direct questions go first: one that arrives while a monitor call runs cuts that call
+  short (its turns stay waiting and are checked again), and it is answered before the
+  next check;
+- the model never falls more than one call behind: all turns waiting when a call ends
+  are checked together by the next single call (``Backbone.on_turns``).
+
+Decisions go to ``emit`` (the pipeline records and publishes them). A crash is reported
+and the worker goes on with what is left.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -23,6 +33,15 @@ log = logging.getLogger(__name__)
 class BackbonePort(Protocol):
     def on_turn(self, turn: Turn) -> Decision: ...
 
+    def admit_turns(self, turns: Sequence[Turn]) -> list[Decision]: ...
+
+    def on_turns(
+        self, turns: Sequence[Turn], cancel: threading.Event | None = None
+    ) -> list[Decision]: ...
+
+    @property
+    def waiting(self) -> int: ...
+
     def answer_direct(
         self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
     ) -> Intervention: ...
@@ -30,7 +49,25 @@ class BackbonePort(Protocol):
     def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None: ...
 
 
-_STOP = object()
+class _OneByOne:
+    """A backbone with ``on_turn`` only: each waiting turn gets a call of its own."""
+
+    def __init__(self, backbone: Any) -> None:
+        self._backbone = backbone
+        self._turns: deque[Turn] = deque()
+
+    def admit_turns(self, turns: Sequence[Turn]) -> list[Decision]:
+        self._turns.extend(turns)
+        return []
+
+    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None
+                 ) -> list[Decision]:
+        self._turns.extend(turns)
+        return [self._backbone.on_turn(self._turns.popleft())] if self._turns else []
+
+    @property
+    def waiting(self) -> int:
+        return len(self._turns)
 
 
 class BackboneWorker:
@@ -42,10 +79,17 @@ class BackboneWorker:
         on_delta: Callable[[AnswerDelta], None] | None = None,
     ) -> None:
         self._backbone = backbone
+        self._turns: Any = backbone if hasattr(backbone, "on_turns") else _OneByOne(backbone)
         self._emit = emit
         self._on_intervention = on_intervention
         self._on_delta = on_delta or emit
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self._cond = threading.Condition()
+        self._arrived: deque[tuple[str, Any]] = deque()  # turns and receipts, in order
+        self._directs: deque[tuple[Turn, int]] = deque()
+        self._unchecked = 0  # admitted turns waiting for (or in) a monitor call
+        self._answering = False  # a direct question is being answered
+        self._cancel: threading.Event | None = None  # the running check's
+        self._stopping = False
         self._thread = threading.Thread(target=self._run, name="backbone", daemon=True)
         self.busy = threading.Event()
 
@@ -53,58 +97,122 @@ class BackboneWorker:
         self._thread.start()
 
     def submit_turn(self, turn: Turn) -> None:
-        self._queue.put(("turn", turn))
+        self._put(self._arrived, ("turn", turn))
 
     def request_direct(self, question: Turn, generation: int) -> None:
-        """A direct question assembled by the floor; its answer carries ``generation``."""
-        self._queue.put(("direct", (question, generation)))
+        """A direct question assembled by the floor; its answer carries ``generation``.
+        A monitor call in progress is cut short so the answer starts at once."""
+        with self._cond:
+            self._directs.append((question, generation))
+            if self._cancel is not None:
+                self._cancel.set()
+            self._cond.notify()
 
     def delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
-        self._queue.put(("delivered", (intervention, receipt)))
+        self._put(self._arrived, ("delivered", (intervention, receipt)))
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize() + (1 if self.busy.is_set() else 0)
+        """Turns and questions not decided yet: queued, waiting for a check or in one."""
+        with self._cond:
+            queued = sum(1 for kind, _ in self._arrived if kind == "turn")
+            return queued + len(self._directs) + self._unchecked + int(self._answering)
 
     def stop(self, timeout: float = 5.0) -> bool:
-        """Ask the worker to finish its current call and end; True when it ended."""
-        self._queue.put(_STOP)
+        """Ask the worker to end after its current step (a monitor call is cut short);
+        True when it ended."""
+        with self._cond:
+            self._stopping = True
+            if self._cancel is not None:
+                self._cancel.set()
+            self._cond.notify()
         if self._thread.is_alive():
             self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    # --- the worker thread ----------------------------------------------------------
+
+    def _put(self, where: deque[Any], item: Any) -> None:
+        with self._cond:
+            where.append(item)
+            self._cond.notify()
+
+    def _has_work(self) -> bool:
+        return bool(self._stopping or self._arrived or self._directs or self._unchecked)
+
     def _run(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            self.busy.set()
+            with self._cond:
+                self._cond.wait_for(self._has_work)
+                if self._stopping:
+                    return
+                arrived = list(self._arrived)
+                self._arrived.clear()
+                # Taken turns count as unchecked until admitted, so ``pending`` never dips.
+                self._unchecked += sum(1 for kind, _ in arrived if kind == "turn")
+                direct = self._directs.popleft() if self._directs else None
+                self._answering = direct is not None
+                self.busy.set()
             try:
-                self._handle(*item)
-            except Exception as exc:  # report, keep serving the next turn
-                log.exception("backbone failed")
-                self._emit(
-                    PipelineError(
-                        "backbone",
-                        f"The backbone failed: {exc}",
-                        "The agent keeps listening; see the log.",
-                    )
-                )
+                self._guarded(self._apply, arrived)
+                self._recount()
+                if direct is not None:
+                    self._guarded(self._direct, *direct)
+                elif self._turns.waiting:
+                    self._guarded(self._check)
             finally:
+                self._recount(answering=False)
                 self.busy.clear()
 
-    def _handle(self, what: str, payload: Any) -> None:
-        if what == "delivered":
+    def _recount(self, answering: bool | None = None) -> None:
+        waiting = self._turns.waiting  # only this thread changes it
+        with self._cond:
+            self._unchecked = waiting
+            if answering is not None:
+                self._answering = answering
+
+    def _guarded(self, step: Callable[..., None], *args: Any) -> None:
+        try:
+            step(*args)
+        except Exception as exc:  # report, keep serving what is left
+            log.exception("backbone failed")
+            self._emit(
+                PipelineError(
+                    "backbone",
+                    f"The backbone failed: {exc}",
+                    "The agent keeps listening; see the log.",
+                )
+            )
+
+    def _apply(self, arrived: list[tuple[str, Any]]) -> None:
+        """Turns and receipts in arrival order, none of them needing the model."""
+        turns: list[Turn] = []
+        for kind, payload in arrived:
+            if kind == "turn":
+                turns.append(payload)
+                continue
+            self._publish(self._turns.admit_turns(turns))
+            turns = []
             self._backbone.on_delivered(*payload)
-            return
-        if what == "direct":
-            self._direct(*payload)
-            return
-        turn: Turn = payload
-        decision = self._backbone.on_turn(turn)
-        self._emit(decision)
-        if decision.intervention is not None:
-            self._on_intervention(decision.intervention, decision)
+        self._publish(self._turns.admit_turns(turns))
+
+    def _check(self) -> None:
+        """One monitor call over every waiting turn, cut short by a direct question."""
+        with self._cond:
+            if self._directs or self._stopping:
+                return  # they go first
+            cancel = self._cancel = threading.Event()
+        try:
+            self._publish(self._turns.on_turns((), cancel))
+        finally:
+            with self._cond:
+                self._cancel = None
+
+    def _publish(self, decisions: list[Decision]) -> None:
+        for decision in decisions:
+            self._emit(decision)
+            if decision.intervention is not None:
+                self._on_intervention(decision.intervention, decision)
 
     def _direct(self, question: Turn, generation: int) -> None:
         def on_delta(delta: AnswerDelta) -> None:
