@@ -97,6 +97,7 @@ def open_voice(
         engine = voice.CachingEngine(voice.open_engine(settings.voice))
     except Exception as exc:
         return None, getattr(exc, "user_message", None) or f"voice model: {exc}"
+    announce_voice(engine, emit)
     try:
         out = (
             voice.NullSink(pace=RealClock())
@@ -109,3 +110,11 @@ def open_voice(
         engine, out, settings.voice, tap=tap, on_receipt=emit, on_error=on_error, clock=clock
     )
     return VoicePlayer(player), None
+
+
+def announce_voice(engine: Any, emit: Callable[[Any], None]) -> None:
+    """Say in the window when the voice is not the one chosen or not an English one."""
+    from app.pipeline.events import PipelineError
+
+    if engine.note:
+        emit(PipelineError("voice", engine.note, "Pick another voice in Settings."))

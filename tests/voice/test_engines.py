@@ -9,6 +9,7 @@ from scipy.signal import resample_poly
 from app.settings import VoiceSettings
 from app.text import tokens
 from app.voice import CachingEngine, VoiceModelError, open_engine
+from app.voice.engines import is_english, pick_voice, voice_language
 
 pytestmark = pytest.mark.slow
 
@@ -70,3 +71,45 @@ def test_unknown_engine_is_a_typed_error() -> None:
     with pytest.raises(VoiceModelError) as e:
         open_engine(VoiceSettings(engine="espeak"))
     assert "kokoro" in e.value.user_message
+
+
+def test_default_voice_speaks_english_with_a_note() -> None:
+    """The default asks for an English Kokoro voice; a pack without one gives Piper's English
+    voice and says why, never a voice of another language in silence."""
+    engine = open_engine(VoiceSettings())
+    if engine.name == "kokoro":
+        assert is_english(engine.voice)  # type: ignore[attr-defined]
+    else:
+        assert engine.name == "piper"
+        assert "Piper English voice" in engine.note and "models pull kokoro" in engine.note
+
+
+def test_a_chosen_voice_of_another_language_is_named(kokoro) -> None:  # type: ignore[no-untyped-def]
+    assert kokoro.voice == "jf_alpha"
+    assert "Japanese" in kokoro.note
+
+
+@pytest.mark.parametrize(
+    ("wanted", "voices", "picked"),
+    [
+        ("af_heart", ["jf_alpha", "af_heart"], "af_heart"),
+        ("af_heart", ["jf_alpha", "bf_emma", "am_adam"], "bf_emma"),
+        ("jf_alpha", ["jf_alpha", "af_heart"], "jf_alpha"),
+    ],
+)
+def test_pick_voice_prefers_the_wanted_then_english(wanted: str, voices: list[str],
+                                                    picked: str) -> None:
+    assert pick_voice(wanted, voices) == picked
+
+
+def test_a_pack_without_english_is_an_error() -> None:
+    with pytest.raises(VoiceModelError) as e:
+        pick_voice("af_heart", ["jf_alpha", "zf_xiaobei"])
+    assert "no English voice" in e.value.user_message
+
+
+def test_voice_language_from_the_name() -> None:
+    assert voice_language("af_heart") == "English (US)"
+    assert voice_language("bm_george") == "English (UK)"
+    assert voice_language("jf_alpha") == "Japanese"
+    assert voice_language("qq") == "an unknown language"
