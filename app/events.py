@@ -120,13 +120,18 @@ class Intervention:
 
 @dataclass(frozen=True)
 class AnswerDelta:
-    """A piece of a streamed direct answer; ``seq`` orders deltas of one generation."""
+    """A piece of a streamed direct answer; ``seq`` orders deltas of one generation.
+
+    Only a ``checked`` piece may be played: whole sentences the backbone accepted, with
+    the sentences that carry them. The ``final`` delta ends the stream; the answer's
+    Intervention (the same generation) then says what remains to be said after them."""
 
     generation: int
     seq: int
     text: str
     final: bool = False
     citations: tuple[Citation, ...] = ()
+    checked: bool = False  # accepted by the backbone's checks: safe to say
 
 
 @dataclass(frozen=True)

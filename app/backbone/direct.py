@@ -1,16 +1,37 @@
-"""Direct answering: reply parsing and the streamed "text" field of the JSON reply."""
+"""Direct answering: the streamed "text" field of the JSON reply, checked a sentence at a
+time before any of it may be said."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
-from app.backbone.utterance import clean_text, limit_sentences
+from app.backbone.utterance import clean_text
 from app.settings import UtteranceSettings
+from app.text import split_sentences
+
+QUOTE_PREFIX = "The document says: "
+
+# An imperative to the people in the room ("Tell everyone to leave the room.", "You must
+# all sign in."): copied from the document, it is said as the document's words only. Verbs
+# that often open a statement as nouns ("Stop words", "Contact tracing") are left out, and
+# a hyphen makes a noun ("Follow-up lasted a year").
+_INSTRUCTION = re.compile(
+    r"^\W*(?:(?:so|now|then|first|also|and|just|kindly),?\s+)*(?:please\b|let's\b|"
+    r"(?:tell|ask|let|make sure|ensure|leave|go|evacuate|stay|wait|come|bring|take|send|"
+    r"remember|do|don't|do not|never|always|be|follow|keep|ignore|forget|avoid|give|put|"
+    r"sit|stand|submit)(?![-\w])|"
+    r"(?:you|everyone|everybody|all of you|each of you)\s+(?:all\s+)?"
+    r"(?:must|should|shall|need to|needs to|have to|has to|are to|ought to)\b)",
+    re.IGNORECASE,
+)
+_QUOTE_SIDS = re.compile(r'"quote_sids"\s*:\s*\[([^\]]*)\]')
+_ACTION = re.compile(r'"action"\s*:\s*"(\w+)"')
 
 
 @dataclass(frozen=True)
@@ -20,22 +41,127 @@ class DirectAnswer:
     sids: tuple[int, ...]
 
 
-def parse(
-    data: dict[str, Any], document: Any, settings: UtteranceSettings,
-    candidates: Sequence[int] = (), question: str = "",
-) -> DirectAnswer:
-    action = data.get("action")
-    if action == "skip":
-        return DirectAnswer("skip", "", ())
-    raw = data.get("quote_sids") or []
-    cited = valid_sids(document, raw if isinstance(raw, list) else [])
-    text = limit_sentences(clean_text(str(data.get("text", ""))), settings.max_sentences_direct)
-    sids = (grounded_sids(document, text, cited, candidates, question=question)
-            if action == "answer" else ())
-    if not sids or not text:
-        # An answer no document sentence carries is never spoken as the document's.
-        return DirectAnswer("abstain", settings.abstain_text, ())
-    return DirectAnswer("answer", text, sids)
+@dataclass(frozen=True)
+class Checked:
+    """One sentence of a direct answer that may be said, with the sentences carrying it."""
+
+    text: str
+    sids: tuple[int, ...]
+
+
+def instructs_listeners(sentence: str) -> bool:
+    return _INSTRUCTION.match(sentence.replace("\u2019", "'")) is not None
+
+
+class CheckedAnswer:
+    """The direct answer as it streams in, released one checked sentence at a time.
+
+    A sentence is released once it is complete (the next one has begun, or the text field
+    closed) and the document carries it: the same grounding as any answer (mostly found
+    in one sentence the model cited or was shown, its numbers in the cited sentences). One
+    that fails before the model's citations have come waits for them; the first that fails
+    with them ends the answer. A sentence still being written when the reply stops (the
+    token limit) is never released. Released sentences are final: the answer is what was
+    released, so what the floor played and the answer agree.
+    """
+
+    def __init__(self, document: Any, settings: UtteranceSettings,
+                 candidates: Sequence[int] = (), question: str = "") -> None:
+        self.document, self.settings = document, settings
+        self.candidates, self.question = list(candidates), question
+        self.released: list[Checked] = []
+        self.stopped = ""  # why nothing more may be said; "" while the answer is open
+        self._field = TextFieldStream()
+        self._raw = ""  # the reply so far
+        self._text = ""  # its text field so far
+        self._decided = 0  # sentences of the text judged so far
+        self._head: str | None = None  # the reply before its text field
+        self._cited: tuple[int, ...] | None = None  # quote_sids, once they have come
+
+    def feed(self, chunk: str) -> list[Checked]:
+        """The sentences this chunk of the reply released (usually none)."""
+        self._raw += chunk
+        self._text += self._field.feed(chunk)
+        if self._head is None and '"text"' in self._raw:
+            self._start(self._raw[: self._raw.find('"text"')])
+        if self._cited is None:
+            self._cited = self._citations()
+        return self._release()
+
+    def answer(self, data: dict[str, Any] | None) -> DirectAnswer:
+        """The final answer: the released sentences, else the abstain text (or nothing for
+        a skip or a reply that broke off before one sentence could be checked)."""
+        if data is not None and not self._raw:
+            self.feed(json.dumps(data))  # not streamed: judged the same way, at once
+        elif data is not None and self._cited is None:
+            raw = data.get("quote_sids")
+            self._cited = valid_sids(self.document, raw if isinstance(raw, list) else [])
+            self._release()
+        if self.released:
+            sids = tuple(dict.fromkeys(s for c in self.released for s in c.sids))
+            return DirectAnswer("answer", " ".join(c.text for c in self.released), sids)
+        if data is None or data.get("action") == "skip":
+            return DirectAnswer("skip", "", ())
+        return DirectAnswer("abstain", self.settings.abstain_text, ())
+
+    def _release(self) -> list[Checked]:
+        if self.stopped:
+            return []
+        parts = split_sentences(self._text)
+        complete = parts if self._field.closed else parts[:-1]
+        out: list[Checked] = []
+        for sentence in complete[self._decided:]:
+            checked = self._check(sentence)
+            if checked is None:
+                if self._cited is not None:
+                    self.stopped = f"not in the document: {sentence[:80]!r}"
+                break  # else: judged again once the model's citations have come
+            self._decided += 1
+            if checked.text and checked.text not in (c.text for c in self.released):
+                self.released.append(checked)
+                out.append(checked)
+            if len(self.released) >= self.settings.max_sentences_direct:
+                self.stopped = "sentence limit"
+                break
+        return out
+
+    def _check(self, raw: str) -> Checked | None:
+        sentence = clean_text(raw)
+        if not sentence.strip(" .!?"):
+            return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
+        sentence = _ended(sentence)
+        sids = grounded_sids(self.document, sentence, self._cited or (), self.candidates,
+                             question=self.question)
+        if not sids:
+            return None
+        if instructs_listeners(sentence):
+            # An instruction is the document's, never the agent's own words.
+            source = self.document.get(sids[0])
+            return Checked(_ended(QUOTE_PREFIX + clean_text(source.text)), sids[:1])
+        return Checked(sentence, sids)
+
+    def _start(self, head: str) -> None:
+        """An action other than answer, given before the text, releases nothing."""
+        self._head = head
+        action = _ACTION.search(head)
+        if action and action.group(1) != "answer":
+            self.stopped = f"action {action.group(1)}"
+
+    def _citations(self) -> tuple[int, ...] | None:
+        """The model's quote_sids once the list is complete in the reply, else None."""
+        found = _QUOTE_SIDS.search(self._raw)
+        if found is None:
+            return None
+        try:
+            raw = json.loads(f"[{found.group(1)}]")
+        except ValueError:
+            raw = []
+        return valid_sids(self.document, raw)
+
+
+def _ended(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 class TextFieldStream:
@@ -46,6 +172,11 @@ class TextFieldStream:
         self._buffer = ""
         self._emitted = 0
         self._done = False
+
+    @property
+    def closed(self) -> bool:
+        """The value's closing quote has arrived."""
+        return self._done
 
     def feed(self, chunk: str) -> str:
         if self._done:

@@ -244,21 +244,22 @@ class Backbone:
         user += prompts.direct_task(question.text, candidates,
                                     self.settings.utterance.max_sentences_direct)
         complete = contains_question(question.text) and len(question.text.split()) >= 4
-        stream = direct_stage.TextFieldStream()
+        # Only sentences the checks passed are streamed to the floor: nothing unchecked is
+        # ever said, and the final answer is what was streamed (plus the page hint).
+        checked = direct_stage.CheckedAnswer(self.document, self.settings.utterance,
+                                             candidates, question.text)
 
         def forward(chunk: str) -> None:
-            piece = stream.feed(chunk)
-            if piece and on_delta is not None:
-                on_delta(AnswerDelta(generation, next(seq), piece))
+            for sentence in checked.feed(chunk):
+                if on_delta is not None:
+                    on_delta(AnswerDelta(generation, next(seq), sentence.text, checked=True,
+                                         citations=citations(self.document, sentence.sids,
+                                                             self._lower)))
 
         reply = self._call("direct", self.system, user,
                            schemas.direct_schema(allow_skip=not complete),
                      self.settings.llm.direct, forward if on_delta else None)
-        if reply.data is None:
-            answer = direct_stage.DirectAnswer("skip", "", ())
-        else:
-            answer = direct_stage.parse(reply.data, self.document, self.settings.utterance,
-                                        candidates, question.text)
+        answer = checked.answer(reply.data)
         cites = citations(self.document, answer.sids, self._lower)
         text = answer.text
         if answer.action == "answer":

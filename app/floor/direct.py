@@ -5,17 +5,29 @@ A wake event binds to the same speaker's turn that overlaps it (±0.3 s) or star
 grace window for the question. The speaker may go on (within 4.5 s, or while still voiced,
 up to 30 s): the text joins the question and the answer is regenerated. A speculative
 request goes out after 0.5 s of silence. A new question supersedes the old one.
+
+The answer streams in as checked sentences (``AnswerDelta.checked``), played as they come;
+its final Intervention is the whole checked answer, of which only what was not yet said
+remains to be played.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.events import Turn, WakeEvent
+from app.events import (
+    AnswerDelta,
+    Citation,
+    Intervention,
+    InterventionKind,
+    PlaybackReceipt,
+    Turn,
+    WakeEvent,
+)
 from app.floor.outputs import CancelGeneration, Command, RequestDirectAnswer
 from app.floor.timing import reached, within
 from app.settings import FloorSettings
-from app.text import tokens
+from app.text import split_sentences, tokens
 
 
 @dataclass
@@ -163,3 +175,55 @@ class DirectQuestions:
     def active_generation(self) -> int:
         q = self.question
         return q.generation if q is not None and q.requested else 0
+
+
+@dataclass
+class StreamedAnswer:
+    """A direct answer being said while the backbone still checks the rest of it."""
+
+    generation: int
+    pieces: dict[int, AnswerDelta] = field(default_factory=dict)  # by sequence number
+    final: Intervention | None = None  # the whole checked answer, once it came
+    said: int = 0  # sentences of the answer handed to the player so far
+    waiting: bool = False  # all of it so far was heard; more is being checked
+    heard: PlaybackReceipt | None = None  # the receipt of the last piece heard in full
+
+    def add(self, delta: AnswerDelta) -> None:
+        self.pieces.setdefault(delta.seq, delta)  # a repeated sequence number is a duplicate
+
+    def checked_text(self) -> str:
+        """The checked sentences in sequence order, up to the first one still missing;
+        anything unchecked is never part of it."""
+        out: list[str] = []
+        seq = 0
+        while seq in self.pieces:
+            piece = self.pieces[seq]
+            if piece.checked and piece.text.strip():
+                out.append(piece.text.strip())
+            seq += 1
+        return " ".join(out)
+
+    def intervention(self) -> Intervention:
+        """The answer as far as it is known: the final one, or the checked sentences."""
+        if self.final is not None:
+            return self.final
+        cites: dict[int, Citation] = {}
+        for seq in sorted(self.pieces):
+            piece = self.pieces[seq]
+            if piece.checked:
+                for c in piece.citations:
+                    cites.setdefault(c.sid, c)
+        return Intervention(f"direct-{self.generation}", InterventionKind.DIRECT,
+                            self.checked_text(), intent="answer",
+                            citations=tuple(cites.values()), generation=self.generation)
+
+    def sentences(self) -> list[str]:
+        return split_sentences(self.intervention().text)
+
+    def unsaid(self) -> bool:
+        return len(self.sentences()) > self.said
+
+    def continues(self, final: Intervention) -> bool:
+        """The final answer begins with what was already handed to the player."""
+        said = split_sentences(self.intervention().text)[: self.said]
+        return split_sentences(final.text)[: self.said] == said

@@ -24,7 +24,7 @@ from app.events import (
     WakeEvent,
 )
 from app.floor.bargein import BargeIn
-from app.floor.direct import DirectQuestions
+from app.floor.direct import DirectQuestions, StreamedAnswer
 from app.floor.freshness import Freshness
 from app.floor.glyph import Glyph
 from app.floor.outputs import (
@@ -107,8 +107,8 @@ class FloorFSM:
         self.turns: deque[tuple[float, Turn]] = deque(maxlen=s.turn_history)
         self.phrases: dict[str, list[Turn]] = {}
         self.seen_ids: set[str] = set()
-        self.answered: set[int] = set()
-        self.deltas: dict[int, dict[int, AnswerDelta]] = {}
+        self.answered: set[int] = set()  # generations whose final answer came
+        self.answer: StreamedAnswer | None = None  # the direct answer being streamed
         self._out: list[Command] = []
 
     # --- inputs ---------------------------------------------------------------------------
@@ -287,12 +287,20 @@ class FloorFSM:
         else:
             self.answered.add(generation)
             self.thinking_since = None
-            if self.playing is None:
+            streamed = self._streamed(generation)
+            if streamed is not None and streamed.said:
+                self._finish_stream(streamed, slot, now)
+                return
+            self.answer = None  # nothing of it said yet: the checked answer replaces it
+            if not slot.intervention.text:
+                self._drop(slot, "nothing_to_say")
+            elif self.playing is None:
                 self._play(slot, now)
             else:
                 self.ready_direct = slot
 
     def _delta(self, d: AnswerDelta, now: float) -> None:
+        """Checked sentences of the active answer play as they come; nothing else does."""
         iid = f"direct-{d.generation}"
         if d.generation != self.direct.active_generation or d.generation in self.answered:
             if iid not in self.seen_ids:
@@ -300,25 +308,72 @@ class FloorFSM:
                 reason = "duplicate" if d.generation in self.answered else "superseded"
                 self._emit(Dropped(iid, reason))
             return
-        parts = self.deltas.setdefault(d.generation, {})
-        parts.setdefault(d.seq, d)  # a repeated sequence number is a duplicate
-        last = next((p.seq for p in parts.values() if p.final), None)
-        if last is None or any(i not in parts for i in range(last + 1)):
+        if self.answer is None or self.answer.generation != d.generation:
+            self.answer = StreamedAnswer(d.generation)
+        self.answer.add(d)
+        self._go_on(self.answer, now)
+
+    def _streamed(self, generation: int) -> StreamedAnswer | None:
+        a = self.answer
+        return a if a is not None and a.generation == generation else None
+
+    def _finish_stream(self, a: StreamedAnswer, slot: Slot, now: float) -> None:
+        """The final answer of one partly said: only what it adds to that is played."""
+        final = slot.intervention
+        if not self._live(a):
+            self.answer = None
+            self._drop(slot, "interrupted")
             return
-        pieces = [parts[i] for i in range(last + 1)]
-        del self.deltas[d.generation]
-        text = "".join(p.text for p in pieces).strip()
-        citations = tuple(c for p in pieces for c in p.citations)
-        iv = Intervention(
-            iid,
-            InterventionKind.DIRECT,
-            text,
-            intent="answer",
-            citations=citations,
-            generation=d.generation,
-        )
-        self.seen_ids.add(iid)
-        self._answer(Slot(iv, since=now), now)
+        if not a.continues(final):
+            self._drop(slot, "inconsistent", "it does not begin with what was said")
+            final = a.intervention()
+        a.final = final
+        self._go_on(a, now)
+
+    def _live(self, a: StreamedAnswer) -> bool:
+        """Still being said: playing, waiting for its next checked sentence, or waiting to
+        be said again after an interruption."""
+        p, q = self.playing, self.queued
+        mine = [s for s in (p.slot if p else None, q) if s is not None
+                and s.direct and s.intervention.generation == a.generation]
+        return a.waiting or bool(mine)
+
+    def _between(self, slot: Slot) -> bool:
+        """Another intervention would fall between sentences of the answer being said."""
+        a = self.answer
+        return (a is not None and a.waiting
+                and not (slot.direct and slot.intervention.generation == a.generation))
+
+    def _go_on(self, a: StreamedAnswer, now: float) -> None:
+        """Start the answer, or go on with it once the player is free."""
+        if self.playing is not None or self.ready_direct is not None:
+            return
+        if not a.said:
+            if a.checked_text():
+                self._play(Slot(a.intervention(), since=now), now)
+            return
+        if not a.waiting:
+            return
+        if a.unsaid():
+            self._continue(a, now)
+        elif a.final is not None:
+            self.answer = None
+            assert a.heard is not None
+            self._emit(Delivered(a.final, a.heard, True))
+
+    def _continue(self, a: StreamedAnswer, now: float, last: Slot | None = None) -> None:
+        """The answer's next sentences, straight after the ones already said (``last``:
+        the piece that just ended, its citation still shown)."""
+        iv = a.intervention()
+        sentences = a.sentences()
+        start, a.said, a.waiting = a.said, len(sentences), False
+        self._emit(Play(iv, " ".join(sentences[start:]), start))
+        shown = last.intervention.citations[:1] if last is not None else ()
+        if iv.citations[:1] != shown:
+            self._emit(ShowCitation(iv.citations[0]))
+        recoveries = last.recoveries if last is not None else 0
+        self.playing = Playing(Slot(iv, now, start, recoveries), now)
+        self.thinking_since = None
 
     def _direct_commands(self, commands: list[Command], now: float) -> None:
         for c in commands:
@@ -330,7 +385,11 @@ class FloorFSM:
 
     def _cancel_generation(self, generation: int) -> None:
         self.thinking_since = None
-        self.deltas.pop(generation, None)
+        a = self._streamed(generation)
+        if a is not None:
+            self.answer = None
+            if a.waiting and a.heard is not None:  # what was heard of it ends here
+                self._emit(Delivered(a.intervention(), a.heard, False))
         for name in ("ready_direct", "queued"):
             slot: Slot | None = getattr(self, name)
             if slot and slot.direct and slot.intervention.generation == generation:
@@ -344,6 +403,10 @@ class FloorFSM:
     # --- playback -------------------------------------------------------------------------
 
     def _play(self, slot: Slot, now: float) -> None:
+        a = self._streamed(slot.intervention.generation) if slot.direct else None
+        if a is not None:  # as far as it has been checked by now
+            slot = replace(slot, intervention=a.intervention())
+            a.said, a.waiting = len(a.sentences()), False
         iv = self.intervention_fresh(slot)
         if iv is None:
             return
@@ -378,18 +441,39 @@ class FloorFSM:
         if p is None or r.intervention_id != p.slot.intervention.id or r.status == "started":
             return
         self.playing, self.played_until = None, now
+        a = self._streamed(p.slot.intervention.generation) if p.slot.direct else None
+        if a is not None and r.status == "finished":
+            self._heard(a, p.slot, r, now)
+            return
         if p.slot.intervention.citations:
             self._emit(ClearCitation())
+        slot = replace(p.slot, intervention=a.intervention()) if a is not None else p.slot
         if r.status == "failed":
-            self._drop(p.slot, "playback_failed")
+            self._drop(slot, "playback_failed")
         else:
             complete = r.status == "finished"
-            self._emit(Delivered(p.slot.intervention, r, complete))
+            self._emit(Delivered(slot.intervention, r, complete))
             if not complete and p.stop_reason == "barge_in":
-                self._recover(p.slot, r, now)
+                self._recover(slot, r, now)
         if self.ready_direct is not None:
-            slot, self.ready_direct = self.ready_direct, None
-            self._play(slot, now)
+            ready, self.ready_direct = self.ready_direct, None
+            self._play(ready, now)
+
+    def _heard(self, a: StreamedAnswer, last: Slot, r: PlaybackReceipt, now: float) -> None:
+        """A streamed answer's sentences were heard: go on with the next ones, wait for
+        them, or end it."""
+        a.heard = r
+        if a.unsaid():
+            self._continue(a, now, last)
+            return
+        if last.intervention.citations:
+            self._emit(ClearCitation())
+        if a.final is None:
+            a.waiting = True
+            self.thinking_since = now
+            return
+        self.answer = None
+        self._emit(Delivered(a.final, r, True))
 
     def _recover(self, slot: Slot, r: PlaybackReceipt, now: float) -> None:
         """Replay in full (< 2 s heard), resume at the sentence (2-5 s), else drop the rest."""
@@ -461,18 +545,20 @@ class FloorFSM:
         if self.permission_at is not None and reached(now, self.permission_at, s.permission_wait):
             self._permitted(now)
         if self.queued is not None and self.playing is None and self._opening(now):
-            if not self.paused and self.permission_at is None:
+            if not self.paused and self.permission_at is None and not self._between(self.queued):
                 slot, self.queued = self.queued, None
                 self._play(slot, now)
         self._show(now)
 
     def _permitted(self, now: float) -> None:
         """Permission was given ``permission_wait`` ago: speak unless someone took the floor."""
+        slot = self.held or self.queued
+        if slot is not None and self._between(slot):
+            return  # permission stands until the answer being said is over
         granted, self.permission_at = self.permission_at, None
         assert granted is not None
         if self.voiced or self.last_onset > granted or self.playing is not None:
             return
-        slot = self.held or self.queued
         self.held = self.queued = None
         if slot is not None:
             self._play(slot, now)

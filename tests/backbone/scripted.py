@@ -14,13 +14,23 @@ from app.backbone.identity import claim_key, key_overlap
 from app.llm import LLMOutputError, LLMRequest, LLMResponse
 
 
+class CutOff:
+    """A reply the decoder stopped at the token limit: ``raw`` streams, then it fails."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+
+
+Reply = dict[str, Any] | Exception | CutOff
+
+
 class ScriptedLLM:
-    def __init__(self, replies: list[dict[str, Any] | Exception] | None = None) -> None:
-        self.replies: deque[dict[str, Any] | Exception] = deque(replies or [])
+    def __init__(self, replies: list[Reply] | None = None) -> None:
+        self.replies: deque[Reply] = deque(replies or [])
         self.requests: list[LLMRequest] = []
         self.warmed: list[str] = []
 
-    def queue(self, *replies: dict[str, Any] | Exception) -> None:
+    def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
 
     def complete(self, request: LLMRequest, on_delta: Any = None) -> LLMResponse:
@@ -30,10 +40,13 @@ class ScriptedLLM:
         reply = self.replies.popleft()
         if isinstance(reply, Exception):
             raise reply
-        text = json.dumps(reply)
+        text = reply.raw if isinstance(reply, CutOff) else json.dumps(reply)
         if on_delta is not None:
             for i in range(0, len(text), 7):
                 on_delta(text[i : i + 7])
+        if isinstance(reply, CutOff):
+            raise LLMOutputError("The answer was cut off at the token limit.", raw=text,
+                                 stage=request.stage)
         return LLMResponse(text, reply, 100, 80, 20, 5.0, 10.0)
 
     def warm(self, system: str) -> None:

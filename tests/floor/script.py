@@ -193,5 +193,7 @@ def wake(t: float, speaker: str | None = "A", said_at: float | None = None) -> S
     return (t, "wake", WakeEvent(at, speaker, int(at * 16000), 0.9))
 
 
-def delta(t: float, generation: int, seq: int, text: str, final: bool = False) -> Step:
-    return (t, "delta", AnswerDelta(generation, seq, text, final))
+def delta(
+    t: float, generation: int, seq: int, text: str, final: bool = False, checked: bool = False
+) -> Step:
+    return (t, "delta", AnswerDelta(generation, seq, text, final, checked=checked))

@@ -216,21 +216,34 @@ def test_new_question_stops_the_old_answer() -> None:
     ]
 
 
-def test_deltas_deduplicated_reordered_and_played_when_final() -> None:
+def test_checked_sentences_play_as_they_come_once_and_in_order() -> None:
     steps = BASE + [
-        delta(4.0, 1, 0, "They used "),
-        delta(4.1, 1, 0, "They used "),
-        delta(4.2, 1, 2, "patients.", final=True),
-        delta(4.3, 1, 1, "120 "),
-        delta(4.4, 1, 2, "patients.", final=True),
-        (5.0, "iv", answer(1)),
+        delta(4.0, 1, 1, "It ran for a year.", checked=True),  # waits for sequence 0
+        delta(4.1, 1, 0, "They used 120 patients.", checked=True),
+        delta(4.2, 1, 0, "They used 120 patients.", checked=True),  # a duplicate
+        delta(4.3, 1, 2, "", final=True),
+        (4.4, "iv", answer(1, "They used 120 patients. It ran for a year. See page 2.")),
+        receipt(6.0, "direct-1", "finished", 1.9, 1),
+        receipt(7.0, "a1", "finished", 1.0),
+        (7.5, "iv", answer(1)),
     ]
-    assert run(steps).log == [
-        *HEARD,
-        *asked(3.0, SAMPLE),
-        (4.3, ("play", "direct-1", "They used 120 patients.", 0)),
-        (4.3, ("state", "speaking")),
-        (5.0, ("drop", "a1", "duplicate")),
+    assert run(steps).of("play", "delivered", "drop") == [
+        (4.1, ("play", "direct-1", "They used 120 patients. It ran for a year.", 0)),
+        (6.0, ("play", "a1", "See page 2.", 2)),  # only what the final answer adds
+        (7.0, ("delivered", "a1", True, 1.0)),
+        (7.5, ("drop", "a1", "duplicate")),
+    ]
+
+
+def test_unchecked_deltas_are_never_played() -> None:
+    steps = BASE + [
+        delta(4.0, 1, 0, "They used 5,000 "),
+        delta(4.1, 1, 1, "patients and the m"),
+        delta(4.2, 1, 2, "", final=True),
+        (4.5, "iv", answer(1, "That isn't covered in the document.")),
+    ]
+    assert run(steps).of("play", "drop") == [
+        (4.5, ("play", "a1", "That isn't covered in the document.", 0)),
     ]
 
 

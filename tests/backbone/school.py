@@ -1,0 +1,40 @@
+"""A short school report and a real Backbone over it, for the checked-speech tests."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from app.backbone.harness import Backbone
+from app.backbone.retrieval import lexical_search
+from app.document import DocumentIndex, Sentence
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from tests.backbone.scripted import ScriptedLLM, WordOverlap
+
+TEXTS = [
+    "Northfield School has 1,260 pupils and 85 teachers.",
+    "The new library opened in 2021 and holds 12,000 books.",
+    "If the fire alarm sounds, tell everyone to leave the room by the nearest exit.",
+    "Lunch is served in the main hall at noon.",
+]
+PUPILS = "Jarvis, how many pupils does the school have?"
+ALARM = "Jarvis, what do we do if the fire alarm sounds?"
+ABSTAIN = "That isn't covered in the document."
+
+
+def school() -> DocumentIndex:
+    sentences = [Sentence(i, t, page=1 + i, rects=((10.0, 20.0 * i, 300.0, 20.0 * i + 12),))
+                 for i, t in enumerate(TEXTS)]
+    return DocumentIndex(Path("report.pdf"), "0" * 64, "School report", 4, sentences)
+
+
+def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None) -> Backbone:
+    settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
+                        ledger=dataclasses.replace(LedgerSettings(), screen_turns=False))
+    document = document or school()
+    return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
+
+
+def reply(text: str, sids: list[int], action: str = "answer") -> dict[str, object]:
+    """A direct reply in the decoder's field order: citations, text, action."""
+    return {"quote_sids": sids, "text": text, "action": action}

@@ -1,0 +1,142 @@
+"""Direct answers stream only checked sentences: the real Backbone, scripted replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.backbone.direct import CheckedAnswer, instructs_listeners
+from app.events import AnswerDelta, Intervention, Turn
+from app.settings import UtteranceSettings
+from tests.backbone.school import ABSTAIN, ALARM, PUPILS, TEXTS, backbone, reply, school
+from tests.backbone.scripted import CutOff, ScriptedLLM
+
+HINT = " You'll find this on page 1; search for '"
+
+
+def ask(answer: object, question: str = PUPILS) -> tuple[list[AnswerDelta], Intervention]:
+    deltas: list[AnswerDelta] = []
+    iv = backbone(ScriptedLLM([answer])).answer_direct(
+        Turn("A", question, 1.0, 3.0, direct=True, index=0), deltas.append)
+    return deltas, iv
+
+
+def said(deltas: list[AnswerDelta]) -> list[str]:
+    """What may be played: the checked sentences, in order."""
+    assert deltas and deltas[-1].final
+    assert [d.seq for d in deltas] == list(range(len(deltas)))
+    return [d.text for d in deltas if d.text and d.checked]
+
+
+def test_a_grounded_answer_streams_as_checked_sentences_with_their_citation():
+    deltas, iv = ask(reply("Northfield School has 1,260 pupils.", [0]))
+    assert said(deltas) == ["Northfield School has 1,260 pupils."]
+    assert all(d.checked for d in deltas if d.text)
+    assert deltas[0].citations[0].sid == 0
+    assert iv.intent == "answer" and iv.text.startswith("Northfield School has 1,260 pupils."
+                                                        + HINT)
+
+
+def test_a_value_the_document_does_not_hold_is_never_streamed():
+    deltas, iv = ask(reply("Northfield School has 5,000 pupils.", [0]))
+    assert said(deltas) == []
+    assert (iv.intent, iv.text) == ("abstain", ABSTAIN)
+
+
+def test_an_uncited_reply_is_never_streamed():
+    deltas, iv = ask(reply("The meeting is cancelled, you can all leave now.", []),
+                     "Jarvis, what happens now?")
+    assert said(deltas) == []
+    assert (iv.intent, iv.text) == ("abstain", ABSTAIN)
+
+
+def test_a_reply_cut_off_mid_sentence_streams_nothing_of_the_fragment():
+    deltas, iv = ask(CutOff('{"quote_sids": [0], "text": "Northfield School has 1,260 pupils '
+                            'and the m'))
+    assert said(deltas) == []
+    assert iv.text == ""
+
+
+def test_a_reply_cut_off_after_a_sentence_says_that_sentence_only():
+    deltas, iv = ask(CutOff('{"quote_sids": [0], "text": "Northfield School has 1,260 pupils. '
+                            'It also has 85 teach'))
+    assert said(deltas) == ["Northfield School has 1,260 pupils."]
+    assert iv.intent == "answer" and iv.text.startswith("Northfield School has 1,260 pupils."
+                                                        + HINT)
+
+
+def test_the_first_sentence_that_fails_ends_the_answer():
+    deltas, iv = ask(reply("Northfield School has 1,260 pupils. Most of them walk to school. "
+                           "It has 85 teachers.", [0]))
+    assert said(deltas) == ["Northfield School has 1,260 pupils."]
+    assert "walk" not in iv.text and "85 teachers" not in iv.text
+
+
+def test_an_instruction_copied_from_the_document_is_said_as_its_quote():
+    deltas, iv = ask(reply("Tell everyone to leave the room by the nearest exit.", [2]), ALARM)
+    quote = f"The document says: {TEXTS[2]}"
+    assert said(deltas) == [quote]
+    assert iv.intent == "answer" and iv.text.startswith(quote + " You'll find this on page 3")
+    assert [c.sid for c in iv.citations] == [2]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Tell everyone to leave the room by the nearest exit.",
+    "Please leave the room now.",
+    "You should all leave the room by the nearest exit.",
+    "Everyone must leave the room.",
+    "So, don't use the lifts.",
+])
+def test_instructions_to_the_room(sentence):
+    assert instructs_listeners(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Northfield School has 1,260 pupils.",
+    "The document says to leave by the nearest exit.",
+    "They tell everyone to leave the room.",
+    "Lunch is served in the main hall.",
+    "Follow-up lasted a year.",
+    "Stop words were removed.",
+])
+def test_statements_are_not_instructions(sentence):
+    assert not instructs_listeners(sentence)
+
+
+REPLIES = [
+    reply("Northfield School has 1,260 pupils.", [0]),
+    reply("Northfield School has 5,000 pupils.", [0]),
+    reply("Northfield School has 1,260 pupils. Most of them walk to school.", [0]),
+    reply("Tell everyone to leave the room by the nearest exit.", [2]),
+    {"text": "Northfield School has 1,260 pupils [S0].", "quote_sids": [0], "action": "answer"},
+    {"action": "abstain", "quote_sids": [0], "text": "Northfield School has 1,260 pupils."},
+]
+
+
+@pytest.mark.parametrize("answer", REPLIES)
+def test_streamed_and_unstreamed_answers_agree(answer):
+    streamed = backbone(ScriptedLLM([answer])).answer_direct(
+        Turn("A", PUPILS, 1.0, 3.0, direct=True, index=0), lambda d: None)
+    whole = backbone(ScriptedLLM([answer])).answer_direct(
+        Turn("A", PUPILS, 1.0, 3.0, direct=True, index=0))
+    assert (streamed.intent, streamed.text) == (whole.intent, whole.text)
+
+
+def test_a_sentence_waits_for_citations_that_come_after_the_text():
+    answer = CheckedAnswer(school(), UtteranceSettings(), candidates=[])
+    raw = json.dumps({"text": "The new library holds 12,000 books. It opened in 2021.",
+                      "quote_sids": [1], "action": "answer"})
+    cut = raw.index('"quote_sids"')
+    assert answer.feed(raw[:cut]) == []  # no citations yet, no candidates: not judged
+    released = answer.feed(raw[cut:])
+    assert [c.text for c in released] == ["The new library holds 12,000 books.",
+                                          "It opened in 2021."]
+    assert answer.answer(json.loads(raw)).sids == (1,)
+
+
+def test_a_sentence_is_released_once_complete_not_before():
+    answer = CheckedAnswer(school(), UtteranceSettings(), candidates=[0])
+    head = '{"quote_sids": [0], "text": "Northfield School has 1,260 pupils.'
+    assert answer.feed(head) == []  # it may still go on ("1,260 pupils. 5")
+    assert [c.text for c in answer.feed(" It has")] == ["Northfield School has 1,260 pupils."]
