@@ -35,7 +35,10 @@ def run_index(args: argparse.Namespace) -> int:
         "tokens": index.token_estimate(),
         "table_rows": index.table_rows,
     }
+    for warning in index.warnings:  # on stderr, so a piped --json or --dump stays clean
+        print(f"warning: {warning.what}", file=sys.stderr)
     if args.json:
+        summary["warnings"] = [{"what": w.what, "pages": list(w.pages)} for w in index.warnings]
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         for key, value in summary.items():

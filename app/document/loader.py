@@ -9,6 +9,7 @@ from pathlib import Path
 import pymupdf
 
 from app.document.assemble import Assembly, number_sentences
+from app.document.damage import page_chars, page_warnings
 from app.document.errors import (
     CorruptPdfError,
     DocumentError,
@@ -18,8 +19,8 @@ from app.document.errors import (
     ScannedPdfError,
     TooLargeError,
 )
-from app.document.model import DocumentIndex
-from app.document.pdf import has_images, pdf_assembly, text_chars, title_of
+from app.document.model import DocumentIndex, DocumentWarning
+from app.document.pdf import has_images, pdf_assembly, title_of
 from app.document.plaintext import text_assembly, text_pages, text_title
 from app.settings import DocumentSettings
 
@@ -82,17 +83,21 @@ def _open_pdf(path: Path, data: bytes, settings: DocumentSettings) -> DocumentIn
         if doc.page_count > settings.max_pages:
             raise TooLargeError(path, f"{doc.page_count} pages; the limit is {settings.max_pages}")
         try:
-            if text_chars(doc) < _MIN_CHARS_PER_DOC:
+            chars = page_chars(doc)
+            if sum(chars) < _MIN_CHARS_PER_DOC:
+                if doc.is_repaired:  # a truncated file whose pages came back empty
+                    raise CorruptPdfError(path, "repaired, no text on any page")
                 if has_images(doc):
                     raise ScannedPdfError(path)
                 raise EmptyDocumentError(path, "no text on any page")
             assembly = pdf_assembly(doc, settings.running_line_min_share)
             title = title_of(doc, path.stem)
+            warnings = page_warnings(doc, path, chars)
         except DocumentError:
             raise
         except Exception as exc:  # damaged content streams surface while reading pages
             raise CorruptPdfError(path, str(exc)) from exc
-        return _index(path, data, title, doc.page_count, assembly, settings)
+        return _index(path, data, title, doc.page_count, assembly, settings, warnings)
 
 
 def _index(
@@ -102,10 +107,12 @@ def _index(
     pages: int,
     assembly: Assembly,
     settings: DocumentSettings,
+    warnings: list[DocumentWarning] | None = None,
 ) -> DocumentIndex:
     sentences = number_sentences(assembly, settings.min_sentence_tokens)
     if not sentences:
         raise EmptyDocumentError(path, "no sentences")
-    index = DocumentIndex(path, hashlib.sha256(data).hexdigest(), title, pages, sentences)
+    digest = hashlib.sha256(data).hexdigest()
+    index = DocumentIndex(path, digest, title, pages, sentences, tuple(warnings or ()))
     log.info("indexed %s: %d pages, %d sentences", path.name, pages, len(sentences))
     return index

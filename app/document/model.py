@@ -21,6 +21,14 @@ class Sentence:
     kind: str = "text"  # or "table_row"
 
 
+@dataclass(frozen=True)
+class DocumentWarning:
+    """Something the person opening the document must know; it was indexed all the same."""
+
+    what: str  # one or two sentences fit to show in the window or print on the console
+    pages: tuple[int, ...] = ()  # the 1-based pages it concerns, ascending
+
+
 @dataclass
 class DocumentIndex:
     path: Path
@@ -28,6 +36,7 @@ class DocumentIndex:
     title: str
     page_count: int
     sentences: list[Sentence] = field(default_factory=list)
+    warnings: tuple[DocumentWarning, ...] = ()
 
     def get(self, sid: int) -> Sentence | None:
         if 0 <= sid < len(self.sentences):

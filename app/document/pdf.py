@@ -140,10 +140,6 @@ def pdf_assembly(doc: pymupdf.Document, min_running_share: float) -> Assembly:
     return builder.out
 
 
-def text_chars(doc: pymupdf.Document) -> int:
-    return sum(len(page.get_text("text").strip()) for page in pages_of(doc))
-
-
 def has_images(doc: pymupdf.Document) -> bool:
     return any(bool(page.get_images()) for page in pages_of(doc))
 

@@ -2,15 +2,29 @@
 
 Scene units are PDF points: page ``n`` sits at ``page_origin(n)``, so a sentence's
 rectangles from the document index map onto the scene by a plain offset. Pages render
-lazily as they scroll into view; Ctrl+wheel zooms.
+lazily as they scroll into view; Ctrl+wheel zooms. Opening checks and measures the file on
+a worker thread while the GUI keeps processing events, and refuses a file over the limits
+before any page is laid out or rendered.
 """
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QEventLoop,
+    QObject,
+    QPointF,
+    QRectF,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -32,7 +46,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.document.errors import TooLargeError
 from app.events import Rect
+from app.settings import DocumentSettings
 from app.ui.theme import ARROW_COLOR, HIGHLIGHT_COLOR
 
 PAGE_GAP = 16.0
@@ -45,6 +61,93 @@ class PdfError(Exception):
     def __init__(self, user_message: str) -> None:
         super().__init__(user_message)
         self.user_message = user_message
+
+
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PdfLayout:
+    """An open PDF and the measures the viewer lays its pages out with."""
+
+    doc: pymupdf.Document
+    sizes: tuple[tuple[float, float], ...]  # page width and height, PDF points
+    text_left: tuple[float, ...]  # left edge of each page's text column, PDF points
+
+
+def read_layout(path: Path, limits: DocumentSettings) -> PdfLayout:
+    """Open and check a PDF, then measure its pages; slow on big files, so off the GUI thread.
+
+    The limits are checked first, from the file size and the page tree alone."""
+    name = Path(path).name
+    try:
+        size = Path(path).stat().st_size
+    except OSError as exc:
+        raise PdfError(f"{name} could not be opened ({exc.strerror}).") from exc
+    if size > limits.max_file_mb * _MB:
+        raise PdfError(
+            TooLargeError(
+                path, f"{size / _MB:.0f} MB; the limit is {limits.max_file_mb} MB"
+            ).user_message
+        )
+    try:
+        doc = pymupdf.open(str(path))
+    except Exception as exc:
+        raise PdfError(f"{name} could not be opened as a PDF ({exc}).") from exc
+    try:
+        return _measure(doc, path, limits)
+    except BaseException:
+        doc.close()
+        raise
+
+
+def _measure(doc: pymupdf.Document, path: Path, limits: DocumentSettings) -> PdfLayout:
+    name = Path(path).name
+    if not doc.is_pdf:
+        raise PdfError(f"{name} is not a PDF file.")
+    if doc.needs_pass:
+        raise PdfError(f"{name} is password-protected; open an unlocked copy.")
+    if doc.page_count == 0:
+        raise PdfError(f"{name} has no pages.")
+    if doc.page_count > limits.max_pages:
+        raise PdfError(
+            TooLargeError(
+                path, f"{doc.page_count} pages; the limit is {limits.max_pages}"
+            ).user_message
+        )
+    sizes, text_left = [], []
+    for index in range(doc.page_count):
+        page = doc[index]
+        sizes.append((page.rect.width, page.rect.height))
+        blocks = page.get_text("blocks")
+        text_left.append(min((b[0] for b in blocks), default=40.0))
+    return PdfLayout(doc, tuple(sizes), tuple(text_left))
+
+
+class _Relay(QObject):
+    done = Signal()
+
+
+class _LayoutJob(QRunnable):
+    """read_layout on the thread pool; ``relay.done`` fires once ``result`` is set."""
+
+    def __init__(self, path: Path, limits: DocumentSettings) -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # the view reads the result after the pool is done with it
+        self.path, self.limits = path, limits
+        self.relay = _Relay()  # made on the GUI thread, so its signal is queued there
+        self.result: PdfLayout | PdfError | None = None
+        self.finished = threading.Event()
+
+    def run(self) -> None:
+        try:
+            self.result = read_layout(self.path, self.limits)
+        except PdfError as exc:
+            self.result = exc
+        except Exception as exc:  # a damaged page tree surfaces while measuring
+            self.result = PdfError(f"{Path(self.path).name} could not be read ({exc}).")
+        self.relay.done.emit()
+        self.finished.set()
 
 
 class PdfView(QGraphicsView):
@@ -72,6 +175,9 @@ class PdfView(QGraphicsView):
         self._fade.setInterval(60)
         self._fade.timeout.connect(self._fade_step)
         self._zoom = 1.0
+        self._opening: Path | None = None  # the file being checked on the worker thread
+        self._generation = 0  # counts close_document calls
+        self._job: _LayoutJob | None = None
         self.verticalScrollBar().valueChanged.connect(self._on_scroll)
 
     # --- document -------------------------------------------------------------------
@@ -84,33 +190,52 @@ class PdfView(QGraphicsView):
     def rendered_pages(self) -> list[int]:
         return [i + 1 for i, item in enumerate(self._pages) if item is not None]
 
-    def open(self, path: Path) -> None:
+    def open(self, path: Path, limits: DocumentSettings | None = None) -> None:
+        """Check and measure the file on a worker thread, then lay its pages out.
+
+        The GUI keeps processing events while the worker runs; a file over ``limits`` is
+        refused (PdfError) before anything is drawn, and so is a second open meanwhile."""
+        if self._opening is not None:
+            raise PdfError(
+                f"{self._opening.name} is still opening; open {Path(path).name} after it."
+            )
+        job = _LayoutJob(Path(path), limits or DocumentSettings())
+        generation = self._generation
+        waiting = QEventLoop()
+        job.relay.done.connect(waiting.quit)
+        self._opening = Path(path)
+        self._job = job  # kept until the next open: the pool still holds it after the result
         try:
-            doc = pymupdf.open(str(path))
-        except Exception as exc:
-            raise PdfError(f"{Path(path).name} could not be opened as a PDF ({exc}).") from exc
-        if not doc.is_pdf:
-            raise PdfError(f"{Path(path).name} is not a PDF file.")
-        if doc.needs_pass:
-            raise PdfError(f"{Path(path).name} is password-protected; open an unlocked copy.")
-        if doc.page_count == 0:
-            raise PdfError(f"{Path(path).name} has no pages.")
+            QThreadPool.globalInstance().start(job)
+            # ``done`` is queued to this thread, so even a job done before exec() ends it;
+            # exec() also returns early when the application quits.
+            waiting.exec()
+            job.finished.wait()
+        finally:
+            self._opening = None
+        layout = job.result
+        if isinstance(layout, PdfError):
+            raise layout
+        if layout is None or generation != self._generation:  # closed meanwhile
+            if layout is not None:
+                layout.doc.close()
+            raise PdfError(f"Opening {Path(path).name} was cancelled.")
+        self._lay_out(layout)
+
+    def _lay_out(self, layout: PdfLayout) -> None:
         self.close_document()
-        self._doc = doc
+        self._doc = layout.doc
         y = 0.0
-        for index in range(doc.page_count):
-            page = doc[index]
-            w, h = page.rect.width, page.rect.height
+        for w, h in layout.sizes:
             self._origins.append(QPointF(0.0, y))
             self._sizes.append((w, h))
-            blocks = page.get_text("blocks")
-            self._text_left.append(min((b[0] for b in blocks), default=40.0))
             frame = self.scene().addRect(
                 QRectF(0, y, w, h), QPen(QColor("#b0b4b9")), QBrush(Qt.GlobalColor.white)
             )
             frame.setZValue(-1)
             y += h + PAGE_GAP
-        self._pages = [None] * doc.page_count
+        self._text_left = list(layout.text_left)
+        self._pages = [None] * len(layout.sizes)
         width = max(w for w, _ in self._sizes)
         self.scene().setSceneRect(
             QRectF(-ARROW_LENGTH - 30, -PAGE_GAP, width + ARROW_LENGTH + 60, y + PAGE_GAP)
@@ -119,6 +244,7 @@ class PdfView(QGraphicsView):
         self.render_visible()
 
     def close_document(self) -> None:
+        self._generation += 1  # an open still in progress is not shown
         self.clear_citation(immediately=True)
         self.scene().clear()
         self._overlay = None

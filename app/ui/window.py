@@ -237,7 +237,7 @@ class MainWindow(QMainWindow):
     def open_pdf(self, path: Path, start_agent: bool = True) -> bool:
         """Show the PDF at once; index it and start the agent on a worker thread."""
         try:
-            self.pdf.open(path)
+            self.pdf.open(path, self.pipeline.settings.document)
         except PdfError as exc:
             self.show_error(exc.user_message)
             return False
@@ -387,6 +387,10 @@ class MainWindow(QMainWindow):
             f"{event.title or Path(event.path).name}: {event.page_count} "
             f"pages, {event.sentence_count} sentences indexed"
         )
+        document = self.pipeline.document
+        if document is not None and str(document.path) == event.path:
+            for warning in document.warnings:  # pages the agent cannot read
+                self.show_error(warning.what)
 
     def show_error(self, text: str) -> None:
         log.warning("%s", text)

@@ -114,3 +114,17 @@ def ruled_table(path: Path) -> Path:
     after = "The smaller model is faster but makes more errors overall."
     page.insert_text((72, y0 + len(rows) * h + 30), after, **body)
     return write(doc, path)
+
+
+def long_prose(path: Path, pages: int = 10, lines: int = 40) -> Path:
+    """Pages full of body text, each line naming its page (for cutting the file short)."""
+    line = "Page {p} line {i} says the roof of the hall was planted with sedum in spring."
+    body = [[line.format(p=p, i=i) for i in range(lines)] for p in range(1, pages + 1)]
+    return text_pdf(path, body)
+
+
+def truncated(source: Path, path: Path, share: float) -> Path:
+    """The first ``share`` of a file's bytes, as a download cut off part way."""
+    data = source.read_bytes()
+    path.write_bytes(data[: int(len(data) * share)])
+    return path

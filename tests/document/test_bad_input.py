@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,9 @@ from app.document import (
     TooLargeError,
     open_document,
 )
+from app.document.damage import MIN_PAGE_CHARS, page_ranges
 from app.settings import DocumentSettings
+from tests.conftest import shared_path
 from tests.document import samples
 
 PROSE = ["The room has four microphones on the long table.", "Each one records at 16 kHz."]
@@ -135,3 +138,90 @@ def test_cli_prints_the_message_and_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "password" in done.stderr and "locked.pdf" in done.stderr
     assert done.stdout == ""
+
+
+def _empty_pages(path: Path) -> tuple[int, ...]:
+    """Pages MuPDF itself extracts no text from, read independently of the index."""
+    with pymupdf.open(path) as doc:
+        assert doc.is_repaired
+        return tuple(
+            i + 1 for i in range(doc.page_count) if len(doc[i].get_text().strip()) < MIN_PAGE_CHARS
+        )
+
+
+def test_a_pdf_cut_to_30_percent_warns_naming_its_empty_pages(tmp_path: Path) -> None:
+    whole = samples.long_prose(tmp_path / "whole.pdf", pages=10)
+    cut = samples.truncated(whole, tmp_path / "cut.pdf", 0.3)
+    empty = _empty_pages(cut)
+    assert empty and empty[-1] == 10 and 1 not in empty  # repaired: some pages came back
+    index = open_document(cut)
+    assert index.page_count == 10
+    assert [w.pages for w in index.warnings] == [empty]
+    what = index.warnings[0].what
+    assert "cut.pdf" in what and "damaged" in what and page_ranges(empty) in what
+    assert "pages" in what and "\u2013" in page_ranges(empty)  # a run: "pages 5–10"
+    assert not open_document(whole).warnings  # the intact file: no word
+
+
+def test_a_real_paper_cut_to_30_percent_names_its_first_seven_pages(tmp_path: Path) -> None:
+    paper = shared_path("data/papers_pdf/2020.acl-main.207.pdf")
+    cut = samples.truncated(paper, tmp_path / "paper.pdf", 0.3)
+    index = open_document(cut)
+    assert [w.pages for w in index.warnings] == [(1, 2, 3, 4, 5, 6, 7)]
+    assert "pages 1\u20137 came out empty" in index.warnings[0].what
+    assert all(s.page > 7 for s in index.sentences)
+    assert not open_document(paper).warnings
+
+
+def test_a_repaired_pdf_with_no_text_left_is_damaged_not_empty(tmp_path: Path) -> None:
+    whole = samples.long_prose(tmp_path / "whole.pdf", pages=2, lines=30)
+    data = whole.read_bytes()
+    # keep the page tree at the end of the file but lose every content stream
+    cut = tmp_path / "hollow.pdf"
+    start = data.index(b"stream")
+    end = data.rindex(b"endstream") + len(b"endstream")
+    cut.write_bytes(data[:start] + data[end:])
+    with pymupdf.open(cut) as doc:
+        assert doc.is_repaired and doc.page_count >= 1
+        assert not doc[0].get_text().strip()
+    with pytest.raises(CorruptPdfError) as caught:
+        open_document(cut)
+    assert "damaged" in caught.value.user_message
+
+
+def test_an_intact_pdf_names_a_page_without_text_layer(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    for lines in (PROSE, PROSE[::-1]):
+        page = doc.new_page(width=595, height=842)
+        for i, line in enumerate(lines):
+            page.insert_text((72, 100 + 16 * i), line, fontsize=samples.BODY)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 80), False)
+    pix.clear_with(200)
+    doc.new_page(width=595, height=842).insert_image(pymupdf.Rect(50, 50, 545, 792), pixmap=pix)
+    doc.new_page(width=595, height=842)  # a blank page: deliberate, nothing to read
+    path = samples.write(doc, tmp_path / "mixed.pdf")
+    index = open_document(path)
+    assert [w.pages for w in index.warnings] == [(3,)]
+    assert "Page 3 of" in index.warnings[0].what and "OCR" in index.warnings[0].what
+
+
+def test_cli_prints_the_warning_and_exits_0(tmp_path: Path) -> None:
+    whole = samples.long_prose(tmp_path / "whole.pdf", pages=10)
+    cut = samples.truncated(whole, tmp_path / "cut.pdf", 0.3)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "index", "--json", str(cut)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    warned = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warned) == 1 and page_ranges(_empty_pages(cut)) in warned[0]
+    summary = json.loads(done.stdout)
+    assert summary["warnings"][0]["pages"] == list(_empty_pages(cut))
+
+
+def test_page_ranges_wording() -> None:
+    assert page_ranges([3]) == "page 3"
+    assert page_ranges([1, 2, 3]) == "pages 1\u20133"
+    assert page_ranges([9, 1, 2, 5]) == "pages 1\u20132, 5 and 9"

@@ -213,3 +213,50 @@ def test_intervention_kind_is_proactive_in_screenshots_helper(assets):
     iv = planted_correction(open_document(assets.pdf), assets)
     assert iv.kind == InterventionKind.PROACTIVE and iv.citations[0].page == 1
     assert isinstance(iv, Intervention)
+
+
+def test_a_damaged_pdf_opens_with_a_warning_naming_its_empty_pages(window, tmp_path, qtbot):
+    from tests.document import samples
+
+    whole = samples.long_prose(tmp_path / "whole.pdf", pages=10)
+    cut = samples.truncated(whole, tmp_path / "cut.pdf", 0.3)
+    assert window.pipeline.open_document(cut)
+    qtbot.waitUntil(lambda: window.messages.isVisible(), timeout=4000)
+    words = window.pipeline.document.warnings[0]
+    assert window.messages.label.text() == words.what
+    assert "cut.pdf" in words.what and f"pages {words.pages[0]}" in words.what
+
+
+def test_a_clean_pdf_opens_without_a_warning(window, assets, qtbot):
+    assert window.pipeline.open_document(assets.pdf)
+    qtbot.waitUntil(lambda: "sentences indexed" in window.status_label.text(), timeout=4000)
+    assert not window.messages.isVisible() and not window.messages.messages
+
+
+def test_too_many_pages_are_refused_before_rendering_and_the_gui_keeps_running(
+    window, tmp_path, qtbot, assets
+):
+    import pymupdf
+    from PySide6.QtCore import QTimer
+
+    doc = pymupdf.open()
+    for n in range(2000):
+        doc.new_page(width=595, height=842).insert_text((72, 72), f"Page {n + 1}")
+    big = tmp_path / "huge.pdf"
+    doc.save(big)
+    doc.close()
+    ticks: list[bool] = []  # one entry per timer tick: was the open already answered?
+    timer = QTimer()
+    timer.setInterval(0)
+    timer.timeout.connect(lambda: ticks.append(window.messages.isVisible()))
+    timer.start()
+    try:
+        assert not window.open_pdf(big, start_agent=False)
+    finally:
+        timer.stop()
+    assert False in ticks  # the event loop ran while the file was being checked
+    assert "2000 pages" in window.messages.label.text()
+    assert "limit is 500" in window.messages.label.text()
+    assert window.pdf.page_count == 0 and not window.pdf.scene().items()
+    assert window.open_pdf(assets.pdf, start_agent=False)  # and the viewer still opens files
+    assert window.pdf.page_count == 2
