@@ -437,7 +437,7 @@ class Backbone:
         since = -1 if claim.spoken_turn is None else claim.spoken_turn
         turns = {t for t in claim.raised_turns if t > since} or set(claim.raised_turns)
         raising = self.transcript.by_index(turns)
-        return self.veto.check(intent, [line.text for line in raising], claim.text)
+        return self.veto.check(intent, [line.text for line in raising])
 
     def _generation_sentences(self, claim: Claim, intent: str, index: int
                               ) -> tuple[list[int], Proposal | None]:

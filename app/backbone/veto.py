@@ -4,9 +4,11 @@ Before a correction or a "the document doesn't report that" is generated, the tu
 raised the claim are checked against the document with the detectors' own tests: each
 quantity the speakers gave (``DocumentFacts.stating_sentence``) and each name they gave
 (``value_present``) must sit in a document sentence about the same matter (one that
-shares content words with the turn and the claim, ``same_matter``). When every value and
-term they stated is there, there is nothing to correct: the agent stays silent and says
-why. A turn with one value the document contradicts keeps its correction.
+shares content words with those turns, ``same_matter``); a sentence that states names
+but no quantity may hold no other long word the document never uses (a term of the
+speaker's own, "eosinophil" where the document says "neutrophil"). When all holds there is
+nothing to correct: the agent stays silent and says why. A turn with one value the
+document does not state about the matter keeps its correction.
 
 The replay scorer runs the same check on spoken interventions to count false corrections.
 """
@@ -25,14 +27,14 @@ from app.backbone.detectors import (
 )
 from app.backbone.guard import value_present
 from app.backbone.numbers import quantities
-from app.backbone.text import content_tokens
+from app.backbone.text import content_tokens, is_number_token, sentences
 
 # Intents that tell a speaker they are wrong (a missing fact contradicts nobody).
 CONTRADICTING = frozenset({"correct", "not_in_paper"})
 
 
 class Veto(Protocol):
-    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+    def check(self, intent: str, turns: Sequence[str]) -> str | None:
         """The reason to stay silent, or None to let the intervention go ahead."""
         ...
 
@@ -40,7 +42,7 @@ class Veto(Protocol):
 class NoVeto:
     """The model's verdict stands (the setting is off)."""
 
-    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+    def check(self, intent: str, turns: Sequence[str]) -> str | None:
         return None
 
 
@@ -50,31 +52,34 @@ class Stated:
     sid: int  # the document sentence that states it
 
 
+UNKNOWN_WORD_CHARS = 6  # shorter words the document lacks are ordinary speech
+
+
 class StatedValueVeto:
     """Silence when the document states every value and term of the raising turns."""
 
     def __init__(self, document: Any, min_share: float,
                  facts: DocumentFacts | None = None) -> None:
         self.document = document
-        self.min_share = min_share  # share of a term's tokens a sentence must hold
+        self.min_share = min_share  # share of a name's tokens a sentence must hold
         self.facts = facts or DocumentFacts(document.sentences)
 
-    def check(self, intent: str, turns: Sequence[str], claim: str = "") -> str | None:
+    def check(self, intent: str, turns: Sequence[str]) -> str | None:
         if intent not in CONTRADICTING:
             return None
-        stated = self.stated(turns, claim)
+        stated = self.stated(turns)
         if not stated:
             return None
         plural = "s" if len(stated) > 1 else ""
         found = ", ".join(f"'{s.value}' [S{s.sid}]" for s in stated)
         return f"veto: the document states the speaker's value{plural} {found}"
 
-    def stated(self, turns: Sequence[str], claim: str = "") -> list[Stated]:
+    def stated(self, turns: Sequence[str]) -> list[Stated]:
         """Where the document states each value and term of ``turns``; empty when the
-        turns state none, or one of them nowhere about the same matter."""
+        turns state none, or one of them nowhere about what the turns talk about."""
+        matter = " ".join(turns)
         out: list[Stated] = []
         for turn in turns:
-            matter = f"{turn} {claim}".strip()
             for value, sid in self._checks(turn, matter):
                 if sid is None:
                     return []
@@ -85,12 +90,28 @@ class StatedValueVeto:
     def _checks(self, turn: str, matter: str) -> Iterator[tuple[str, int | None]]:
         """Each quantity and name the speaker asserts (not those named only to reject
         them), with the sentence about ``matter`` that states it, if any."""
-        for q in quantities(turn):
-            if not rejected(turn, q.raw):
+        for part in sentences(turn):
+            said = [q for q in quantities(part) if not rejected(turn, q.raw)]
+            terms = [t for t in dict.fromkeys(named_terms(part))
+                     if content_tokens(t) and not rejected(turn, t)]
+            if not said and not terms:
+                continue
+            if not said:
+                # Names alone may only frame the point ("the markers for SARS were a high
+                # eosinophil count"): a word of the speaker's own the document never uses
+                # is a term it does not state. A quantity's counted words are checked
+                # with it.
+                for word in self._unknown_words(part, turn):
+                    yield word, None
+            for q in said:
                 yield q.raw, self.facts.stating_sentence(q, matter)
-        for term in dict.fromkeys(named_terms(turn)):
-            if content_tokens(term) and not rejected(turn, term):
+            for term in terms:
                 yield term, self._stating_term(term, matter)
+
+    def _unknown_words(self, part: str, turn: str) -> list[str]:
+        return [w for w in content_tokens(part)
+                if len(w) >= UNKNOWN_WORD_CHARS and not is_number_token(w)
+                and w not in self.facts.vocabulary and not rejected(turn, w)]
 
     def _stating_term(self, term: str, matter: str) -> int | None:
         for sentence in self.document.sentences:

@@ -445,7 +445,7 @@ def false_corrections(
     for d in checked:
         turns = trigger_turns(d, mine)
         said = [texts[t] for t in turns if t in texts]
-        reason = veto().check(d.intent or "correct", said, d.claim)
+        reason = veto().check(d.intent or "correct", said)
         if reason is not None:
             found.append(FalseCorrection(document, conversation.name, d.turn, d.text,
                                          turns, reason))

@@ -44,44 +44,59 @@ def veto(document) -> StatedValueVeto:
 
 def test_the_documents_own_value_vetoes_a_correction(veto):
     said = ["So the survey recruited one hundred twenty households in the district."]
-    assert veto.check("correct", said, "the number of households recruited") == (
+    assert veto.check("correct", said) == (
         "veto: the document states the speaker's value '120' [S0]")
 
 
 def test_a_swapped_value_is_no_reason_to_stay_silent(veto):
     said = ["So the survey recruited 150 households in the district."]
-    assert veto.check("correct", said, "the number of households recruited") is None
+    assert veto.check("correct", said) is None
 
 
 def test_a_value_the_document_states_about_something_else_does_not_veto(veto):
     # 40% is in the document, but about the council's funding, not the temperatures.
     said = ["Indoor temperatures fell by 40% over the summer."]
-    assert veto.stated(said, "the drop in indoor temperatures") == []
-    assert veto.check("correct", said, "the drop in indoor temperatures") is None
+    assert veto.stated(said) == []
+    assert veto.check("correct", said) is None
 
 
 def test_every_value_of_the_turn_must_be_stated(veto):
     # The household count is right, the funding share is not: the correction stands.
     said = ["They recruited 120 households and the council funded 60% of the costs."]
-    assert veto.check("correct", said, "the council's share of the costs") is None
+    assert veto.check("correct", said) is None
 
 
 def test_a_named_term_the_document_states_vetoes(veto):
     said = ["Every household was visited by a surveyor with the RoofScan app."]
-    assert veto.check("not_in_paper", said, "the app the surveyors used") == (
+    assert veto.check("not_in_paper", said) == (
         "veto: the document states the speaker's value 'RoofScan' [S1]")
     wrong = ["Every household was visited by a surveyor with the RoofCheck app."]
-    assert veto.check("correct", wrong, "the app the surveyors used") is None
+    assert veto.check("correct", wrong) is None
+
+
+def test_names_around_a_term_the_document_never_uses_do_not_veto(veto):
+    # The names are right, the surveyors' tool is a word of the speaker's own.
+    said = ["The surveyors flew RoofScan helicopters over every household in the district."]
+    assert veto.check("correct", said) is None
+    assert veto.check("correct", ["The surveyors used RoofScan for every household."]) == (
+        "veto: the document states the speaker's value 'RoofScan' [S1]")
+
+
+def test_a_short_turn_is_about_what_the_turns_before_it_are_about(veto):
+    said = ["So the survey recruited 120 households across the district.", "Yes, 120."]
+    assert veto.check("correct", said) == (
+        "veto: the document states the speaker's value '120' [S0]")
+    assert veto.check("correct", said[1:]) is None  # alone it shares nothing with S0
 
 
 def test_a_value_named_only_to_reject_it_is_not_the_speakers(veto):
     said = ["It wasn't 150, the survey recruited 120 households across the district."]
-    assert veto.check("correct", said, "the number of households recruited") is not None
+    assert veto.check("correct", said) is not None
 
 
 def test_a_missing_fact_contradicts_nobody(veto):
     said = ["The survey recruited 120 households across the district."]
-    assert veto.check("missing", said, "the number of households recruited") is None
+    assert veto.check("missing", said) is None
 
 
 def test_a_turn_without_values_has_nothing_to_veto_on(veto):
