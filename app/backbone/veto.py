@@ -6,7 +6,7 @@ quantity the speakers gave (``DocumentFacts.stating_sentence``) and each name th
 (``value_present``) must sit in a document sentence about the same matter (one that
 shares content words with those turns, ``same_matter``); a sentence that states names
 but no quantity may hold no other long word the document never uses (a term of the
-speaker's own, "eosinophil" where the document says "neutrophil"). When all holds there is
+speaker's own, "beehives" where the document says "gardens"). When all holds there is
 nothing to correct: the agent stays silent and says why. A turn with one value the
 document does not state about the matter keeps its correction.
 
@@ -97,8 +97,8 @@ class StatedValueVeto:
             if not said and not terms:
                 continue
             if not said:
-                # Names alone may only frame the point ("the markers for SARS were a high
-                # eosinophil count"): a word of the speaker's own the document never uses
+                # Names alone may only frame the point ("the Lisbon study put beehives on
+                # the roofs"): a word of the speaker's own the document never uses
                 # is a term it does not state. A quantity's counted words are checked
                 # with it.
                 for word in self._unknown_words(part, turn):
