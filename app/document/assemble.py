@@ -12,6 +12,7 @@ from app.document.segment import (
     sentence_rects,
     sentence_text,
     split_sentences,
+    token_count,
     vocabulary,
 )
 
@@ -43,7 +44,7 @@ class Assembly:
 
 
 def _is_prose(words: Sequence[Word], min_tokens: int) -> bool:
-    if len(words) < min_tokens:
+    if token_count(words) < min_tokens:
         return False
     alpha = sum(1 for w in words if any(ch.isalpha() for ch in w.text))
     return alpha >= 0.5 * len(words)

@@ -52,7 +52,11 @@ class DocumentIndex:
         return self._block
 
     def token_estimate(self) -> int:
-        return round(len(self._block) / _CHARS_PER_TOKEN)
+        """LLM tokens of the numbered block; CJK text runs near one token per character."""
+        from app.document.segment import cjk_letters  # segment imports this module
+
+        cjk = cjk_letters(self._block)
+        return round(cjk + (len(self._block) - cjk) / _CHARS_PER_TOKEN)
 
     @property
     def table_rows(self) -> int:

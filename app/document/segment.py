@@ -3,10 +3,13 @@
 Pure text logic: words come from a PDF page (with boxes) or a text file (without). The
 splitter cuts after ``.!?`` unless the period belongs to an abbreviation, an initial or a
 number, keeps trailing citations with their sentence, and repairs line-end hyphenation.
+Chinese and Japanese set sentences without spaces, so there it also cuts inside a word,
+after ``。`` and after ``.!?`` (NFKC folds ``．！？`` into these) that follow CJK text.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -42,7 +45,17 @@ OPENERS = frozenset(
     "furthermore finally first second overall further note also".split()
 )
 
-_CLOSERS = "\"'”’)]»"
+_CLOSERS = "\"'”’)]»」』】〕》〉"
+# Scripts set without spaces between words: kana, Han, Hangul (letters), plus the CJK
+# symbols and punctuation block (。、「」).
+_CJK_LETTERS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = "\u3000-\u303f" + _CJK_LETTERS
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_LETTER = re.compile(f"[{_CJK_LETTERS}]")
+# A sentence end inside CJK text: the ideographic full stop, or .!? right after a CJK
+# character (so never a decimal point or a Latin abbreviation). A quotation closed on its
+# stop runs on in the same sentence (「はい。」と答えた。), so no cut before closing quotes.
+_CJK_END = re.compile(f"(?:。|(?<=[{_CJK}])[.!?．！？])+(?![{re.escape(_CLOSERS)}])")
 _TRAILING_CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]$")
 _CITATION_WORD = re.compile(r"^\[\d+(?:[,–-]\d+)*[,\]]?\.?$|^\d+\]\.?$")
 _FOOTNOTE_AFTER_PERIOD = re.compile(r"[A-Za-z)\]][.!?]\d{1,2}$")
@@ -130,10 +143,12 @@ def ends_sentence(word: Word, nxt: Word | None) -> bool:
     if _FOOTNOTE_AFTER_PERIOD.search(text) and (nxt is None or nxt.text[:1].isupper()):
         return True  # "(RNNs).2 For each ..." (footnote mark after the period)
     core = _core(text)
-    if not core or core[-1] not in ".!?…":
+    if not core or core[-1] not in ".!?…。":
         return False
     if nxt is None:
         return True
+    if core[-1] == "。" or _CJK_CHAR.match(core[-2:-1]):  # CJK has no abbreviations
+        return text == core or not _CJK_CHAR.match(nxt.text[:1])  # 「はい。」と runs on
     starts_lower = nxt.text[:1].islower()
     if core[-1] in "!?":
         return not starts_lower
@@ -146,8 +161,58 @@ def ends_sentence(word: Word, nxt: Word | None) -> bool:
     return not starts_lower
 
 
+def _slice_boxes(boxes: tuple[Box, ...], start: float, end: float) -> tuple[Box, ...]:
+    """The part of a word's boxes between two fractions of its text, by horizontal extent.
+
+    CJK glyphs are all one width, so a character share is a share of the width."""
+    total = sum(r[2] - r[0] for _, r in boxes)
+    out: list[Box] = []
+    before = 0.0
+    for key, (x0, y0, x1, y1) in boxes:
+        lo = max(start * total - before, 0.0)
+        hi = min(end * total - before, x1 - x0)
+        if hi > lo or (total == 0 and not out):
+            out.append((key, (x0 + lo, y0, x0 + hi, y1)))
+        before += x1 - x0
+    return tuple(out)
+
+
+def cjk_pieces(word: Word) -> list[Word]:
+    """A word cut after each CJK sentence end inside it ("好。再见" -> "好。", "再见")."""
+    cuts = [m.end() for m in _CJK_END.finditer(word.text) if m.end() < len(word.text)]
+    if not cuts:
+        return [word]
+    n = len(word.text)
+    bounds = [0, *cuts, n]
+    return [
+        replace(
+            word,
+            text=word.text[a:b],
+            boxes=_slice_boxes(word.boxes, a / n, b / n),
+            line_end=word.line_end and b == n,
+        )
+        for a, b in itertools.pairwise(bounds)
+    ]
+
+
+def cjk_letters(text: str) -> int:
+    """Han, kana and Hangul characters: in CJK text each is about one word and one token."""
+    return len(_CJK_LETTER.findall(text))
+
+
+def token_count(words: Sequence[Word]) -> int:
+    """Words of running text; in CJK text, where no spaces divide words, each character."""
+    count = 0
+    for word in words:
+        cjk = cjk_letters(word.text)
+        rest = [t for t in _CJK_CHAR.sub(" ", word.text).split() if any(map(str.isalnum, t))]
+        count += cjk + len(rest) if cjk else 1
+    return count
+
+
 def split_sentences(words: Sequence[Word]) -> list[list[Word]]:
     """Cut a run of words into sentences; a citation after the period stays with it."""
+    words = [piece for word in words for piece in cjk_pieces(word)]
     sentences: list[list[Word]] = []
     current: list[Word] = []
     i = 0
@@ -167,7 +232,14 @@ def split_sentences(words: Sequence[Word]) -> list[list[Word]]:
 
 
 def sentence_text(words: Sequence[Word]) -> str:
-    return " ".join(w.text for w in words)
+    """Words joined by spaces, except across a line break inside CJK text."""
+    parts: list[str] = []
+    for word in words:
+        if parts and _CJK_CHAR.match(word.text[:1]) and _CJK_CHAR.match(parts[-1][-1:]):
+            parts[-1] += word.text
+        else:
+            parts.append(word.text)
+    return " ".join(parts)
 
 
 def sentence_rects(words: Sequence[Word]) -> tuple[Rect, ...]:

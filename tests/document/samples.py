@@ -128,3 +128,12 @@ def truncated(source: Path, path: Path, share: float) -> Path:
     data = source.read_bytes()
     path.write_bytes(data[: int(len(data) * share)])
     return path
+
+
+def chinese(path: Path, lines: list[str]) -> Path:
+    """Simplified Chinese set line by line, sentences running across line ends."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for i, line in enumerate(lines):
+        page.insert_text((72, 100 + 18 * i), line, fontname="china-s", fontsize=BODY)
+    return write(doc, path)

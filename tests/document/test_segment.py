@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from app.document import open_document
 from app.document.assemble import Assembly, Unit, number_sentences
 from app.document.segment import (
     Word,
+    cjk_pieces,
     dehyphenate,
     sentence_rects,
+    sentence_text,
     split_sentences,
+    token_count,
     vocabulary,
     words_from_text,
 )
+from tests.document import samples
 
 
 def split(text: str) -> list[str]:
@@ -180,3 +185,81 @@ def test_rects_merge_per_line_and_stay_on_the_first_page() -> None:
         word("page", 2, 0, 10, 50),  # continues on the next page: not highlighted there
     ]
     assert sentence_rects(words) == ((10, 100, 85, 110), (10, 112, 30, 122))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Chinese: no spaces, the sentence ends at 。！？ (NFKC folds ！？ to !?)
+        (
+            "会议在三楼举行。请大家准时到场！你有问题吗？有的。",
+            ["会议在三楼举行。", "请大家准时到场!", "你有问题吗?", "有的。"],
+        ),
+        # Japanese, with the full-width period of technical writing
+        (
+            "今日は晴れです．明日は雨でしょう！本当ですか？",
+            ["今日は晴れです.", "明日は雨でしょう!", "本当ですか?"],
+        ),
+        # a decimal point or a number before the stop is not a sentence end
+        ("收入增长了3.5%。其余见表1。", ["收入增长了3.5%。", "其余见表1。"]),
+        # a quotation closed on its stop runs on in the sentence that quotes it
+        ("他说：“好。”然后走了。", ["他说:“好。”然后走了。"]),
+        ("「はい。」と答えた。次に進んだ。", ["「はい。」と答えた。", "次に進んだ。"]),
+        ("「はい。」\nと答えた。", ["「はい。」と答えた。"]),
+        ("「本当に？」\n次の日。", ["「本当に?」次の日。"]),
+        ("他走了。”\nThe next day.", ["他走了。”", "The next day."]),
+        # a semicolon joins clauses, as in English
+        ("前者较快；后者较准。", ["前者较快;后者较准。"]),
+        # a sentence broken across lines is joined without a space
+        (
+            "研究表明，绿色屋顶能降低\n温度。共有48栋建筑。",
+            ["研究表明,绿色屋顶能降低温度。", "共有48栋建筑。"],
+        ),
+        # English around it keeps its abbreviation rules
+        (
+            "Models differ, e.g. in size. 中文句子在这里。 See Fig. 2 for more.",
+            ["Models differ, e.g. in size.", "中文句子在这里。", "See Fig. 2 for more."],
+        ),
+    ],
+)
+def test_cjk_sentence_punctuation_splits(text: str, expected: list[str]) -> None:
+    groups = split_sentences(words_from_text(text))
+    assert [sentence_text(g) for g in groups] == expected
+
+
+def test_a_cjk_word_cut_in_two_shares_its_box_by_characters() -> None:
+    word = Word("会议在三楼举行。请大家", 1, (((1, 0, 0), (100.0, 10.0, 210.0, 20.0)),), True)
+    first, second = cjk_pieces(word)
+    assert (first.text, second.text) == ("会议在三楼举行。", "请大家")
+    assert first.boxes == (((1, 0, 0), (100.0, 10.0, 180.0, 20.0)),)
+    assert second.boxes == (((1, 0, 0), (180.0, 10.0, 210.0, 20.0)),)
+    assert (first.line_end, second.line_end) == (False, True)  # only the line's end joins
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("会议在三楼举行。", 7), ("有的。", 2), ("版本3.5已经发布。", 7), ("Fine.", 1)],
+)
+def test_cjk_characters_count_as_tokens(text: str, tokens: int) -> None:
+    assert token_count(words_from_text(text)) == tokens
+
+
+def test_chinese_pdf_splits_into_sentences_with_their_rectangles(tmp_path) -> None:
+    lines = [
+        "绿色屋顶计划在年底前覆盖了区内四十八栋建筑。每个屋顶都种植了景天",
+        "植物，几乎不需要浇水！市议会用气候预算支付了第一轮种植的费用吗？是",
+        "的，费用为三百万元。项目还包括2.5公顷的公园。",
+    ]
+    index = open_document(samples.chinese(tmp_path / "roofs.pdf", lines))
+    assert [s.text for s in index.sentences] == [
+        "绿色屋顶计划在年底前覆盖了区内四十八栋建筑。",
+        "每个屋顶都种植了景天植物,几乎不需要浇水!",
+        "市议会用气候预算支付了第一轮种植的费用吗?",
+        "是的,费用为三百万元。",
+        "项目还包括2.5公顷的公园。",
+    ]
+    first, second = index.sentences[0], index.sentences[1]
+    assert len(first.rects) == 1 and len(second.rects) == 2  # the second runs onto line two
+    assert first.rects[0][0] == pytest.approx(72, abs=1)
+    assert second.rects[0][0] == pytest.approx(first.rects[0][2], abs=1)  # starts where S0 ends
+    assert index.token_estimate() >= sum(len(s.text) for s in index.sentences) * 0.8
