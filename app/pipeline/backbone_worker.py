@@ -79,7 +79,8 @@ class BackboneWorker:
         on_delta: Callable[[AnswerDelta], None] | None = None,
     ) -> None:
         self._backbone = backbone
-        self._turns: Any = backbone if hasattr(backbone, "on_turns") else _OneByOne(backbone)
+        self._turns: BackbonePort | _OneByOne = (
+            backbone if hasattr(backbone, "on_turns") else _OneByOne(backbone))
         self._emit = emit
         self._on_intervention = on_intervention
         self._on_delta = on_delta or emit
