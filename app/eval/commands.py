@@ -31,6 +31,12 @@ def register(subparsers: Any) -> None:
     )
     replay.add_argument("--documents", help="comma-separated document folders, e.g. d01,d02")
     replay.add_argument(
+        "--documents-from",
+        type=Path,
+        help="file of document folders, one per line (e.g. a set's check.txt); "
+        "adds to --documents",
+    )
+    replay.add_argument(
         "--screen",
         choices=["auto", "on", "off"],
         help="skip the monitor on turns where nothing is at stake (auto: in focused mode)",
@@ -116,6 +122,16 @@ def _minilm_similarity() -> Any:
     return functools.lru_cache(maxsize=4096)(get_embedder().cosine)
 
 
+def selected_documents(args: argparse.Namespace) -> list[str] | None:
+    """The documents --documents and --documents-from name together (None: all)."""
+    from app.eval.dataset import read_document_list
+
+    names = [d.strip() for d in args.documents.split(",") if d.strip()] if args.documents else []
+    if getattr(args, "documents_from", None) is not None:
+        names += read_document_list(args.documents_from, args.set_dir)
+    return list(dict.fromkeys(names)) or None
+
+
 @_guarded
 def run_replay_command(args: argparse.Namespace) -> int:
     from app.eval.dataset import read_set
@@ -124,8 +140,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
     from app.eval.report import write_replay_report
     from app.eval.scoring import ScoringSettings, lexical_similarity, score_replay
 
-    only = [d.strip() for d in args.documents.split(",")] if args.documents else None
-    benchmark = read_set(args.set_dir, only)
+    benchmark = read_set(args.set_dir, selected_documents(args))
     settings = build_settings(args)
     if args.rescore:
         decisions = read_decisions(args.out / "decisions.jsonl")

@@ -85,6 +85,12 @@ class BenchmarkSet:
     name: str
     root: Path
     documents: tuple[DocumentCase, ...]
+    # (document, conversation) pairs the manifest flags as off-document talk: a meeting
+    # about something else, with no events, where every intervention counts against.
+    off_document: frozenset[tuple[str, str]] = frozenset()
+
+    def is_off_document(self, document: str, conversation: str) -> bool:
+        return (document, conversation) in self.off_document
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,44 @@ def read_set(root: Path, only: list[str] | None = None) -> BenchmarkSet:
             raise BenchmarkFormatError(f"Not in the manifest: {', '.join(unknown)}")
         names = [n for n in names if n in only]
     cases = tuple(read_case(root / str(name)) for name in names)
-    return BenchmarkSet(str(manifest.get("name") or root.name), root, cases)
+    off = _off_document(manifest, manifest_path.name, cases)
+    return BenchmarkSet(str(manifest.get("name") or root.name), root, cases, off)
+
+
+def _off_document(
+    manifest: dict[str, Any], where: str, cases: tuple[DocumentCase, ...]
+) -> frozenset[tuple[str, str]]:
+    """The manifest's optional "off_document": ["<document>/<conversation>", ...]."""
+    entries = manifest.get("off_document") or []
+    if not isinstance(entries, list):
+        raise BenchmarkFormatError(f"{where}: 'off_document' must be a list")
+    present = {(c.name, v.name) for c in cases for v in c.conversations}
+    kept = set()
+    for entry in entries:
+        document, _, conversation = str(entry).partition("/")
+        if not conversation:
+            raise BenchmarkFormatError(f"{where}: off_document entry '{entry}' is not doc/conv")
+        if any(c.name == document for c in cases):
+            if (document, conversation) not in present:
+                raise BenchmarkFormatError(f"{where}: off_document names no conversation "
+                                           f"'{entry}'")  # fmt: skip
+            kept.add((document, conversation))
+    return frozenset(kept)
+
+
+def read_document_list(path: Path, root: Path | None = None) -> list[str]:
+    """Document names from a file, one per line (blank lines and # comments skipped); a
+    relative path not found from here is looked up in ``root`` (the set folder)."""
+    path = Path(path)
+    if not path.is_file() and root is not None and not path.is_absolute():
+        path = Path(root) / path
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise BenchmarkFormatError(f"Cannot read document list {path}: "
+                                   f"{exc.strerror or exc}") from exc  # fmt: skip
+    names = [line.split("#", 1)[0].strip() for line in lines]
+    return [name for name in names if name]
 
 
 # --- direct QA ----------------------------------------------------------------------------

@@ -61,6 +61,7 @@ def replay_markdown(report: ReplayReport, meta: dict[str, Any]) -> str:
         f"Unprompted interventions: {report.unprompted} over {report.ordinary_turns} ordinary "
         f"turns ({_cell(report.unprompted_per_100)} per 100); interventions in all: "
         f"{report.interventions}.",
+        *_off_document_line(report),
         f"Claim matching: {report.claim_matching.same_claim} of "
         f"{report.claim_matching.repeats} repeated reports on an event counted on the same "
         f"claim ({_cell(report.claim_matching.rate)}%).",
@@ -84,6 +85,14 @@ def _false_corrections(report: ReplayReport) -> list[str]:
             [[f.document, f.conversation, f.turn, ", ".join(map(str, f.trigger_turns)),
               f.reason.removeprefix("veto: ").replace("|", "/")] for f in false]))
     return lines
+
+
+def _off_document_line(report: ReplayReport) -> list[str]:
+    if not report.off_document_turns:
+        return []
+    return [f"Off-document interventions: {report.off_document_interventions} over "
+            f"{report.off_document_turns} turns of talk about something else (every one "
+            f"counts against)."]  # fmt: skip
 
 
 def _plot_replay(report: ReplayReport, path: Path) -> None:

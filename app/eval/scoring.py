@@ -120,6 +120,9 @@ class ReplayReport:
     claim_matching: ClaimMatching = field(default_factory=lambda: ClaimMatching(0, 0))
     false_corrections: tuple[FalseCorrection, ...] = ()
     corrections: int = 0  # spoken corrections and not-in-document replies checked
+    # Off-document conversations (the manifest's flag): interventions there all count against.
+    off_document_interventions: int = 0
+    off_document_turns: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -133,6 +136,8 @@ class ReplayReport:
             "unprompted_per_100_turns": self.unprompted_per_100,
             "latency_ms": vars(self.latency),
             "claim_matching": vars(self.claim_matching) | {"rate": self.claim_matching.rate},
+            "off_document_interventions": self.off_document_interventions,
+            "off_document_turns": self.off_document_turns,
             "false_corrections": {
                 "count": len(self.false_corrections), "of_corrections": self.corrections,
                 "lines": [vars(f) | {"trigger_turns": list(f.trigger_turns)}
@@ -382,6 +387,8 @@ def score_replay(
         claim_matching=matching,
         false_corrections=tuple(false),
         corrections=corrections,
+        off_document_interventions=_off_document(benchmark, decisions, spoken=True),
+        off_document_turns=_off_document(benchmark, decisions, spoken=False),
     )
 
 
@@ -461,3 +468,10 @@ def _open_document(path: Path) -> Any:
     from app.document import open_document
 
     return open_document(path)
+
+
+def _off_document(benchmark: BenchmarkSet, decisions: Sequence[DecisionRecord],
+                  spoken: bool) -> int:  # fmt: skip
+    """Interventions made (or turns replayed) in the off-document conversations."""
+    mine = [d for d in decisions if benchmark.is_off_document(d.document, d.conversation)]
+    return sum(d.spoke and d.kind != "direct" for d in mine) if spoken else len(mine)

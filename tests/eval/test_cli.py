@@ -226,3 +226,56 @@ def test_resume_replays_only_unfinished_conversations(root: Path, tmp_path: Path
     assert len(factories[1].made) == 1 and len(factories[1].made[0].turns) == 3
     again = [(d.conversation, d.turn) for d in read_decisions(out / "decisions.jsonl")]
     assert again == [(c, t) for c in ("main", "resolved") for t in range(3)]
+
+
+def _two_documents(root: Path) -> None:
+    """The tiny set with a copy of its document as d02."""
+    import shutil
+
+    shutil.copytree(root / "d01", root / "d02")
+    manifest = json.loads((root / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps(manifest | {"documents": ["d01", "d02"]}))
+
+
+def test_documents_from_a_file_add_to_documents(root: Path, tmp_path: Path, factories,
+                                                capsys) -> None:  # fmt: skip
+    _two_documents(root)
+    (root / "check.txt").write_text("# the check half\nd02\n\n")
+    assert _replay(root, tmp_path / "a", "--documents-from", str(root / "check.txt"),
+                   "--limit", "2") == 0  # fmt: skip
+    assert factories[0].documents == [root / "d02" / "document.pdf"] * 2
+    assert {d.document for d in read_decisions(tmp_path / "a" / "decisions.jsonl")} == {"d02"}
+
+    # A relative name is also looked up in the set folder; --documents adds to the file.
+    assert _replay(root, tmp_path / "b", "--documents-from", "check.txt", "--documents", "d01",
+                   "--limit", "2") == 0  # fmt: skip
+    assert [p.parent.name for p in factories[1].documents] == ["d01", "d01", "d02", "d02"]
+
+    (root / "bad.txt").write_text("d03\n")
+    assert _replay(root, tmp_path / "c", "--documents-from", str(root / "bad.txt")) == 2
+    assert "Not in the manifest: d03" in capsys.readouterr().err
+    assert _replay(root, tmp_path / "d", "--documents-from", str(tmp_path / "none.txt")) == 2
+    assert "Cannot read document list" in capsys.readouterr().err
+
+
+def test_off_document_interventions_are_counted(root: Path, tmp_path: Path, factories) -> None:
+    # A third conversation of unrelated talk; the scripted backbone speaks on its turns 4
+    # and 9 (its plan for a third conversation is the main one's).
+    turns = [{"turn": i, "speaker": f"S{i % 3 + 1}", "text": f"The printer on floor {i} is "
+              "jammed again."} for i in range(10)]  # fmt: skip
+    (root / "d01" / "wander.jsonl").write_text("".join(json.dumps(t) + "\n" for t in turns))
+    manifest = json.loads((root / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps(manifest | {"off_document": ["d01/wander"]}))
+    out = tmp_path / "run"
+    assert _replay(root, out) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert (report["off_document_interventions"], report["off_document_turns"]) == (2, 10)
+    assert report["types"][0]["type"] == "gap"  # the events are scored as before
+    assert "Off-document interventions: 2 over 10 turns" in (out / "report.md").read_text()
+
+    # A run without the flag counts none; a flag naming no conversation is refused.
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    assert _replay(root, out, "--rescore") == 0
+    assert json.loads((out / "report.json").read_text())["off_document_interventions"] == 0
+    (root / "manifest.json").write_text(json.dumps(manifest | {"off_document": ["d01/gone"]}))
+    assert _replay(root, out, "--rescore") == 2
