@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from app.document import open_document
+from app.document.tables import looks_like_table
 from app.settings import DocumentSettings
 from tests.conftest import shared_path
 from tests.document import samples
@@ -73,6 +75,51 @@ def test_ruled_table_becomes_rows_in_place(tmp_path: Path) -> None:
     with pymupdf.open(index.path) as doc:
         assert "Whisper tiny" in doc[0].get_textbox(pymupdf.Rect(row.rects[0]))
     assert index.table_rows == 2
+
+
+def test_borderless_table_becomes_rows_in_place(tmp_path: Path) -> None:
+    index = open_document(samples.borderless_table(tmp_path / "table.pdf"))
+    assert [(s.kind, s.text) for s in index.sentences] == [
+        ("text", "Table 2 lists the word error rate of each recogniser."),
+        ("table_row", "System: Whisper tiny; WER: 14.2; Latency: 0.3 s; Memory: 75 MB"),
+        ("table_row", "System: Whisper base; WER: 10.8; Latency: 0.6 s; Memory: 142 MB"),
+        ("table_row", "System: Whisper small; WER: 7.9; Latency: 1.4 s; Memory: 466 MB"),
+        ("text", "The smaller model is faster but makes more errors."),
+    ]
+    row = index.sentences[2]
+    with pymupdf.open(index.path) as doc:
+        assert not doc[0].get_drawings()  # no rule to find it by
+        assert "Whisper base" in doc[0].get_textbox(pymupdf.Rect(row.rects[0]))
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+def test_prose_is_not_turned_into_rows(tmp_path: Path, columns: int) -> None:
+    index = open_document(samples.prose_columns(tmp_path / "prose.pdf", columns))
+    assert index.table_rows == 0
+    assert len(index.sentences) >= 15 * columns
+    assert all(s.text.endswith(".") for s in index.sentences)
+
+
+def _words(rows: list[tuple[str, ...]], xs: tuple[float, ...]) -> list[tuple]:
+    """Word boxes of rows set at the given column positions (6 pt per character)."""
+    words = []
+    for r, row in enumerate(rows):
+        for x, cell in zip(xs, row, strict=False):
+            for token in cell.split():
+                words.append((x, 100 + 18 * r, x + 6 * len(token), 111 + 18 * r, token))
+                x += 6 * len(token) + 3
+    return words
+
+
+def test_looks_like_table_wants_columns_rows_and_consistency() -> None:
+    xs = (80.0, 240.0, 330.0, 430.0)
+    assert looks_like_table(_words(samples.BORDERLESS, xs))
+    assert not looks_like_table(_words(samples.BORDERLESS[:2], xs))  # one row under the header
+    assert not looks_like_table(_words([(r[0],) for r in samples.BORDERLESS], xs))  # one column
+    ragged = [samples.BORDERLESS[0], ("a", "1"), ("b",), ("c", "2", "x"), ("d",)]
+    assert not looks_like_table(_words(ragged, xs))  # rows fill different columns
+    long_cells = [(row, row) for row in ["the room has four microphones on the table"] * 4]
+    assert not looks_like_table(_words(long_cells, (72.0, 320.0)))  # sentences side by side
 
 
 def test_jarvis_index_summary_and_dump() -> None:
