@@ -7,12 +7,20 @@ the app cannot work without; warnings degrade it (no GPU, no microphone).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib
 import os
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from app.models.manifest import REQUIRED_MODELS
+
+if TYPE_CHECKING:
+    from app.models import ModelManager
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -28,9 +36,22 @@ PACKAGES = (
     ("kokoro_onnx", "the agent's voice", "pip install kokoro-onnx"),
 )
 
-# What the default app runs on; the rest of the manifest is optional upgrades.
-REQUIRED_MODELS = frozenset(
-    {"llm-1.5b", "whisper-tiny.en", "kokoro", "minilm", "silero-vad", "oww-hey-jarvis"}
+
+
+# Qt's xcb platform plugin (the window on an X11 desktop) loads these at start; without one
+# of them it aborts with "Could not load the Qt platform plugin xcb". Debian/Ubuntu package
+# -> the library it carries. The installers install the same list.
+XCB_LIBRARIES = (
+    ("libxcb-cursor0", "libxcb-cursor.so.0"),
+    ("libxcb-icccm4", "libxcb-icccm.so.4"),
+    ("libxcb-image0", "libxcb-image.so.0"),
+    ("libxcb-keysyms1", "libxcb-keysyms.so.1"),
+    ("libxcb-randr0", "libxcb-randr.so.0"),
+    ("libxcb-render-util0", "libxcb-render-util.so.0"),
+    ("libxcb-shape0", "libxcb-shape.so.0"),
+    ("libxcb-xinerama0", "libxcb-xinerama.so.0"),
+    ("libxcb-xkb1", "libxcb-xkb.so.1"),
+    ("libxkbcommon-x11-0", "libxkbcommon-x11.so.0"),
 )
 
 
@@ -80,6 +101,37 @@ def check_audio() -> list[Check]:
     return rows
 
 
+def loadable(soname: str) -> bool:
+    """The dynamic linker finds and loads the library, as Qt's plugin loader would."""
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return False
+    return True
+
+
+def check_window_system(
+    libraries: tuple[tuple[str, str], ...] = XCB_LIBRARIES,
+    platform: str = sys.platform,
+    display: str | None = None,
+) -> list[Check]:
+    """On Linux: the X11 libraries Qt's xcb plugin needs, each named with its package."""
+    if not platform.startswith("linux"):
+        return []
+    missing = [(pkg, lib) for pkg, lib in libraries if not loadable(lib)]
+    if not missing:
+        return [Check("window", "Qt xcb libraries", OK, f"all {len(libraries)} present")]
+    shown = os.environ.get("DISPLAY") if display is None else display
+    packages = " ".join(pkg for pkg, _ in missing)
+    detail = "missing " + ", ".join(f"{lib} (package {pkg})" for pkg, lib in missing)
+    if not shown:
+        detail += "; needed when the window opens on an X11 desktop"
+    return [Check("window", "Qt xcb libraries", FAIL if shown else WARN, detail,
+                  f"sudo apt-get install {packages}  (or installers/linux/install.sh does it); "
+                  "without them `jarvis run` stops with \"Could not load the Qt platform "
+                  "plugin xcb\".")]
+
+
 def check_cuda() -> list[Check]:
     rows = []
     try:
@@ -106,25 +158,61 @@ def check_cuda() -> list[Check]:
     return rows
 
 
-def check_models() -> list[Check]:
-    try:
-        from app.models import default_manager
-    except Exception as exc:
-        return [Check("models", "model manager", FAIL, f"unavailable: {exc}",
-                      "Reinstall the app.")]
-    manager = default_manager()
+def check_models(
+    manager: ModelManager | None = None, verify: bool = True, stream: TextIO | None = None
+) -> list[Check]:
+    """Each model: present, and (``verify``) every byte against its sha256.
+
+    Starting the app only compares size and modification time with the record made when a
+    file was hashed, so a file damaged in place passes that; the full re-hash finds it.
+    Big files get a progress line on ``stream`` (stderr by default).
+    """
+    if manager is None:
+        try:
+            from app.models import default_manager
+        except Exception as exc:
+            return [Check("models", "model manager", FAIL, f"unavailable: {exc}",
+                          "Reinstall the app.")]
+        manager = default_manager()
     rows = []
     for name in manager.manifest.names():
         try:
             path = manager.resolve(name)
-            rows.append(Check("models", name, OK, str(path)))
         except Exception as exc:
             message = getattr(exc, "user_message", str(exc))
             needed = name in REQUIRED_MODELS
             rows.append(Check("models", name, FAIL if needed else WARN,
                               "missing" if needed else "optional, not on this computer",
                               message or f"jarvis models pull {name}"))
+            continue
+        if not verify:
+            rows.append(Check("models", name, OK, f"{path} (size and date only)"))
+            continue
+        rows.append(_verified(manager, name, path, stream))
+    if not verify:
+        rows.append(Check("models", "checksums", WARN, "not checked (--quick)",
+                          "Run `jarvis models verify` to re-hash every model file."))
     return rows
+
+
+def check_models_quick() -> list[Check]:
+    return check_models(verify=False)
+
+
+def _verified(manager: ModelManager, name: str, path: Path, stream: TextIO | None) -> Check:
+    from app.models.commands import ProgressLine
+
+    try:
+        results = manager.verify(name, ProgressLine(name, stream))
+    except Exception as exc:
+        message = getattr(exc, "user_message", str(exc))
+        return Check("models", name, FAIL, f"damaged: {message}", message)
+    bad = [r for r in results if not r.ok]
+    if not bad:
+        return Check("models", name, OK, f"{path} (checksum verified)")
+    problems = "; ".join(f"{r.source} copy: {p}" for r in bad for p in r.problems)
+    fix = " ".join(r.fix for r in bad if r.fix) or f"jarvis models pull {name}"
+    return Check("models", name, FAIL, f"damaged: {problems}", fix)
 
 
 def check_data_dir() -> list[Check]:
@@ -142,7 +230,7 @@ def check_data_dir() -> list[Check]:
 
 
 CHECKS: tuple[Callable[[], list[Check]], ...] = (
-    check_packages, check_audio, check_cuda, check_models, check_data_dir,
+    check_packages, check_window_system, check_audio, check_cuda, check_models, check_data_dir,
 )
 
 
@@ -170,13 +258,18 @@ def report(rows: list[Check]) -> str:
 
 def _handler(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rows = run_checks()
+    checks = CHECKS
+    if getattr(args, "quick", False):
+        checks = tuple(check_models_quick if c is check_models else c for c in CHECKS)
+    rows = run_checks(checks)
     print(report(rows))
     return 1 if any(r.status == FAIL for r in rows) else 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("doctor", help="check audio devices, GPU and model files")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip re-hashing the model files (size and date only)")
     parser.set_defaults(handler=_handler)
 
 

@@ -103,8 +103,10 @@ class LlamaBackend:
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
+            from app.models.errors import VERIFY_HINT
+
             raise LLMError(
-                f"Could not load the language model {self.model_path.name}: {exc}"
+                f"Could not load the language model {self.model_path.name}: {exc}. {VERIFY_HINT}"
             ) from exc
         session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed)
         original_eval = llm.eval

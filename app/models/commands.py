@@ -4,7 +4,36 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, TextIO
+
+BIG_FILE = 64_000_000  # bytes; smaller files hash in well under a second, silently
+
+
+class ProgressLine:
+    """A line per big file being hashed: rewritten in place on a terminal, else said once."""
+
+    def __init__(self, model: str, stream: TextIO | None = None, big: int = BIG_FILE) -> None:
+        self.model = model
+        self.stream = stream if stream is not None else sys.stderr
+        self.big = big  # bytes: the smallest file that gets a line
+        self._shown = -1  # last percentage written
+
+    def __call__(self, name: str, done: int, total: int) -> None:
+        from app.models.manager import human_size
+
+        if total < self.big:
+            return
+        head = f"  checking {self.model} ({name}, {human_size(total)})"
+        if not self.stream.isatty():
+            if done == 0:
+                print(f"{head}…", file=self.stream, flush=True)
+            return
+        percent = done * 100 // total
+        if percent != self._shown:
+            self._shown = percent
+            end = "\n" if done >= total else ""
+            self.stream.write(f"\r{head}: {percent:3d}%{end}")
+            self.stream.flush()
 
 
 def register(subparsers: Any) -> None:
@@ -64,7 +93,7 @@ def _verify(args: argparse.Namespace) -> int:
     bad = 0
     for name in names:
         try:
-            results = manager.verify(name)
+            results = manager.verify(name, ProgressLine(name))
         except ModelError as exc:
             print(f"{name}: {exc.user_message}", file=sys.stderr)
             bad += 1
@@ -72,6 +101,8 @@ def _verify(args: argparse.Namespace) -> int:
         for result in results:
             verdict = "ok" if result.ok else "FAILED: " + "; ".join(result.problems)
             print(f"{name} [{result.source}] {verdict}")
+            if result.fix:
+                print(f"  {result.fix}")
             bad += 0 if result.ok else 1
     return 1 if bad else 0
 

@@ -15,12 +15,13 @@ from pathlib import Path
 from app.models.errors import ModelChecksumError
 from app.models.manifest import EmbeddedFile, EmbeddedSource, ModelEntry
 from app.models.store import (
+    HashProgress,
     ModelStore,
     file_record,
+    hash_file,
     join_parts,
     read_json,
     record_matches,
-    sha256_file,
     write_json_atomic,
 )
 
@@ -99,7 +100,9 @@ def resolve_embedded(entry: ModelEntry, store: ModelStore) -> Path | None:
     return root
 
 
-def verify_embedded(entry: ModelEntry, store: ModelStore) -> list[str]:
+def verify_embedded(
+    entry: ModelEntry, store: ModelStore, progress: HashProgress | None = None
+) -> list[str]:
     """Full re-hash of every embedded file with a known sha256; returns problems found."""
     path = resolve_embedded(entry, store)
     source = entry.embedded
@@ -110,7 +113,7 @@ def verify_embedded(entry: ModelEntry, store: ModelStore) -> list[str]:
         if not spec.sha256:
             continue
         target = _file_location(entry, source, spec, path)
-        digest = sha256_file(target)
+        digest = hash_file(target, progress)
         if digest != spec.sha256:
             problems.append(f"{spec.name}: sha256 {digest[:12]}… != {spec.sha256[:12]}…")
             if source.needs_assembly:  # drop the bad copy so the next resolve rebuilds it

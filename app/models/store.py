@@ -19,6 +19,9 @@ import platformdirs
 APP_NAME = "jarvis"
 CHUNK = 4 * 1024 * 1024
 
+# hash_progress(file name, bytes hashed so far, file size in bytes)
+HashProgress = Callable[[str, int, int], None]
+
 
 @dataclass(frozen=True)
 class ModelStore:
@@ -51,6 +54,21 @@ def sha256_file(path: Path, on_bytes: Callable[[int], None] | None = None) -> st
             if on_bytes is not None:
                 on_bytes(len(block))
     return digest.hexdigest()
+
+
+def hash_file(path: Path, progress: HashProgress | None = None) -> str:
+    """``sha256_file`` that reports its progress through the file to ``progress``."""
+    if progress is None:
+        return sha256_file(path)
+    total, done = path.stat().st_size, 0
+    progress(path.name, 0, total)
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(path.name, done, total)
+
+    return sha256_file(path, step)
 
 
 def stat_key(path: Path) -> dict[str, int]:
