@@ -159,6 +159,33 @@ class AgentState(str, Enum):
     PAUSED = "paused"
 
 
+class Setting(str, Enum):
+    """A setting the user can change while the agent runs."""
+
+    PATIENCE = "patience"  # Patience preset (the ledger's persistence threshold)
+    MODE = "mode"  # FloorMode: speak at a pause or raise the hand
+    VOICE_ENGINE = "voice_engine"  # TTS engine name ("kokoro", "piper")
+    VOICE = "voice"  # voice name within the engine
+    SPEED = "speed"  # speaking rate, a multiple of the voice's normal rate
+    INPUT_DEVICE = "input_device"  # microphone name; "" = the system default
+    OUTPUT_DEVICE = "output_device"  # loudspeaker name; "" = the system default
+    PROACTIVE_GAP = "proactive_gap"  # seconds between proactive interventions; 0 = no limit
+
+
+SettingValue = str | float
+
+
+@dataclass(frozen=True)
+class SettingsChanged:
+    """One setting changed on the running agent; the ledger, the floor and the voice each
+    apply the ones they own. Values are in the setting's own unit (see ``Setting``)."""
+
+    setting: Setting
+    old: SettingValue
+    new: SettingValue
+    time: float = 0.0  # session clock, seconds
+
+
 @dataclass(frozen=True)
 class PlaybackReceipt:
     intervention_id: str

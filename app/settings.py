@@ -165,6 +165,13 @@ class FloorSettings:
     # (self_voice) and runs the VAD on echo-cancelled audio: sustained speech in that
     # cleaned signal during playback is a participant, so it may barge in.
     barge_in_on_flagged: bool = True
+    # Proactivity limits (SPEC §9): at most one proactive intervention per this many
+    # seconds, counted from the start of the last one (0: no limit). Direct answers are
+    # never limited.
+    proactive_gap: float = 0.0
+    # How long "Jarvis, not now" (a snooze without a duration) keeps proactive
+    # interventions back, in seconds.
+    snooze_default: float = 900.0
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from app.floor.outputs import (
     Play,
     RequestDirectAnswer,
     ShowCitation,
+    SnoozeChanged,
+    SnoozeSource,
     StateChanged,
     Stop,
 )
-from app.floor.permission import Permission, classify
+from app.floor.permission import Permission, classify, snooze_request
 from app.text import is_backchannel
 
 __all__ = [
@@ -33,9 +35,12 @@ __all__ = [
     "Play",
     "RequestDirectAnswer",
     "ShowCitation",
+    "SnoozeChanged",
+    "SnoozeSource",
     "Staleness",
     "StateChanged",
     "Stop",
     "classify",
+    "snooze_request",
     "is_backchannel",
 ]

@@ -82,6 +82,13 @@ class DirectQuestions:
         self.recent = [*self.recent[-4:], turn]
         return []
 
+    def withdraw(self, turn: Turn) -> None:
+        """A turn that spoke to the agent without asking anything (a snooze): neither its
+        wake word nor its grace window may make a question of a later turn."""
+        self.wakes = [w for w in self.wakes if not self._binds(w, turn)]
+        if self.grace is not None and self.grace[0] == turn.speaker:
+            self.grace = None
+
     def on_voiced(self, voiced: bool, time: float) -> None:
         self.voiced = voiced
         q = self.question

@@ -18,6 +18,8 @@ from app.events import (
     InterventionKind,
     OverlapTranscript,
     PlaybackReceipt,
+    Setting,
+    SettingsChanged,
     Turn,
     VadEvent,
     VadKind,
@@ -38,10 +40,12 @@ from app.floor.outputs import (
     Play,
     RequestDirectAnswer,
     ShowCitation,
+    SnoozeChanged,
+    SnoozeSource,
     StateChanged,
     Stop,
 )
-from app.floor.permission import Permission, classify
+from app.floor.permission import Permission, classify, snooze_request
 from app.floor.timing import EPS, reached, within
 from app.settings import FloorMode, FloorSettings, Patience
 from app.text import is_backchannel, split_sentences
@@ -106,6 +110,11 @@ class FloorFSM:
         self.permission_at: float | None = None
         self.turns: deque[tuple[float, Turn]] = deque(maxlen=s.turn_history)
         self.phrases: dict[str, list[Turn]] = {}
+        # Proactivity limits: a snooze, and the last proactive intervention said (its id
+        # and when it started) for the minimum gap between two of them.
+        self.snoozed_until: float | None = None
+        self.snooze_phrases: dict[str, list[Turn]] = {}
+        self.last_proactive: tuple[str, float] | None = None
         self.seen_ids: set[str] = set()
         self.answered: set[int] = set()  # generations whose final answer came
         self.answer: StreamedAnswer | None = None  # the direct answer being streamed
@@ -161,6 +170,15 @@ class FloorFSM:
 
     def set_paused(self, paused: bool, now: float) -> list[Command]:
         return self._run(now, lambda: self._pause(now) if paused else self._resume())
+
+    def on_settings(self, change: SettingsChanged, now: float) -> list[Command]:
+        """A setting changed on the running agent: the floor applies mode, patience and
+        the proactive gap; the others belong to the voice and the devices."""
+        return self._run(now, lambda: self._setting(change, now))
+
+    def snooze(self, seconds: float, source: SnoozeSource, now: float) -> list[Command]:
+        """Hold proactive interventions back for ``seconds`` (0 ends a snooze)."""
+        return self._run(now, lambda: self._snooze(seconds, source, now))
 
     @property
     def state(self) -> AgentState:
@@ -219,6 +237,8 @@ class FloorFSM:
         if is_backchannel(turn.text):
             return  # neither a question, a permission nor a change of topic
         self.turns.append((now, turn))
+        if self._snooze_phrase(turn, now):
+            return  # addressed to the agent, but neither a question nor a permission
         if not self.paused:
             self._direct_commands(self.direct.on_turn(turn, now), now)
         if self.held is not None or self.queued is not None:
@@ -231,15 +251,35 @@ class FloorFSM:
         self._emit(Earcon("wake"))
         self._direct_commands(self.direct.on_wake(wake, now), now)
 
-    def _permission(self, turn: Turn, now: float) -> None:
+    def _joined(self, phrases: dict[str, list[Turn]], turn: Turn) -> list[Turn]:
+        """The speaker's earlier sub-phrases that ``turn`` continues (within 1.5 s, 3 s in
+        all); ``phrases`` then holds them with ``turn``."""
         s = self.settings
         joined = [
             t
-            for t in self.phrases.get(turn.speaker, [])
+            for t in phrases.get(turn.speaker, [])
             if within(turn.start - t.end, s.permission_join)
             and within(turn.end - t.start, s.permission_span)
         ]
-        self.phrases[turn.speaker] = [*joined, turn]
+        phrases[turn.speaker] = [*joined, turn]
+        return joined
+
+    def _snooze_phrase(self, turn: Turn, now: float) -> bool:
+        """ "Jarvis, not now" / "Jarvis, quiet for ten minutes": a snooze by voice."""
+        joined = self._joined(self.snooze_phrases, turn)
+        default = self.settings.snooze_default
+        seconds = snooze_request(turn.text, default)
+        if seconds is None and joined:
+            seconds = snooze_request(" ".join(t.text for t in [*joined, turn]), default)
+        if seconds is None:
+            return False
+        self.snooze_phrases[turn.speaker] = []
+        self.direct.withdraw(turn)
+        self._snooze(seconds, SnoozeSource.VOICE, now)
+        return True
+
+    def _permission(self, turn: Turn, now: float) -> None:
+        joined = self._joined(self.phrases, turn)
         hand_up = self.held is not None
         verdict = classify(turn.text, hand_up)
         if verdict == Permission.NONE and joined:
@@ -270,6 +310,8 @@ class FloorFSM:
             self._drop(slot, "paused")
         elif slot.direct:
             self._answer(slot, now)
+        elif self._held_back(slot, now):
+            return
         elif self.mode == FloorMode.HAND_RAISE:
             self._lower_hand("replaced")
             self.held = slot
@@ -407,6 +449,8 @@ class FloorFSM:
         if a is not None:  # as far as it has been checked by now
             slot = replace(slot, intervention=a.intervention())
             a.said, a.waiting = len(a.sentences()), False
+        if not slot.direct and self._held_back(slot, now):
+            return
         iv = self.intervention_fresh(slot)
         if iv is None:
             return
@@ -415,6 +459,52 @@ class FloorFSM:
         if iv.citations:
             self._emit(ShowCitation(iv.citations[0]))
         self.playing = Playing(slot, now)
+        last = self.last_proactive
+        if not slot.direct and (last is None or last[0] != iv.id):  # a replay keeps its start
+            self.last_proactive = (iv.id, now)
+
+    # --- proactivity limits ---------------------------------------------------------------
+
+    def _held_back(self, slot: Slot, now: float) -> bool:
+        """A proactive intervention the snooze or the minimum gap keeps back is dropped."""
+        iv, until, last = slot.intervention, self.snoozed_until, self.last_proactive
+        gap = self.settings.proactive_gap
+        if until is not None and now < until - EPS:
+            self._drop(slot, "snoozed", f"snoozed until {until:.1f} s")
+        elif gap > 0 and last is not None and last[0] != iv.id and not reached(now, last[1], gap):
+            self._drop(slot, "rate_limited", f"{now - last[1]:.0f} s after the last one; "
+                       f"at most one every {gap:.0f} s")
+        else:
+            return False
+        return True
+
+    def _snooze(self, seconds: float, source: SnoozeSource, now: float) -> None:
+        if seconds <= 0:
+            if self.snoozed_until is not None:
+                self.snoozed_until = None
+                self._emit(SnoozeChanged(None, 0.0, source))
+            return
+        self.snoozed_until = now + seconds
+        self._emit(SnoozeChanged(self.snoozed_until, seconds, source))
+        p = self.playing
+        if p is not None and not p.slot.direct and p.stop_reason is None:
+            self._stop("snoozed")
+        for name in ("queued", "held"):
+            slot: Slot | None = getattr(self, name)
+            if slot is not None and not slot.direct:
+                self._drop(slot, "snoozed")
+                setattr(self, name, None)
+        if self.held is None and self.queued is None:
+            self.permission_at = None
+
+    def _setting(self, change: SettingsChanged, now: float) -> None:
+        if change.setting == Setting.MODE:
+            self._set_mode(FloorMode(change.new), now)
+        elif change.setting == Setting.PATIENCE:
+            self.patience = Patience(change.new)
+            self._emit(PatienceChanged(self.patience))
+        elif change.setting == Setting.PROACTIVE_GAP:
+            self.settings = replace(self.settings, proactive_gap=float(change.new))
 
     def intervention_fresh(self, slot: Slot) -> Intervention | None:
         """The intervention if it is still worth saying; drops and records it otherwise."""
@@ -540,6 +630,9 @@ class FloorFSM:
         if not self.paused:
             self._direct_commands(self.direct.tick(now), now)
         s = self.settings
+        if self.snoozed_until is not None and now >= self.snoozed_until - EPS:
+            self.snoozed_until = None
+            self._emit(SnoozeChanged(None, 0.0, SnoozeSource.EXPIRED))
         if self.held is not None and reached(now, self.held.since, s.hand_timeout):
             self._lower_hand("no_permission")
         if self.permission_at is not None and reached(now, self.permission_at, s.permission_wait):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from app.events import AgentState, Citation, Intervention, PlaybackReceipt
 from app.settings import Patience
@@ -77,6 +78,22 @@ class PatienceChanged:
     patience: Patience
 
 
+class SnoozeSource(str, Enum):
+    WINDOW = "window"  # the snooze menu or button
+    VOICE = "voice"  # "Jarvis, not now" / "Jarvis, quiet for ten minutes"
+    EXPIRED = "expired"  # its time ran out
+
+
+@dataclass(frozen=True)
+class SnoozeChanged:
+    """Proactive interventions are held back until ``until`` (session clock, seconds), or
+    may be made again (``until`` None). Direct answers are never held back."""
+
+    until: float | None
+    seconds: float = 0.0  # how long the snooze was asked for; 0 when it ends
+    source: SnoozeSource = SnoozeSource.WINDOW
+
+
 Command = (
     Play
     | Stop
@@ -89,4 +106,5 @@ Command = (
     | Dropped
     | Delivered
     | PatienceChanged
+    | SnoozeChanged
 )

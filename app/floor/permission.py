@@ -4,6 +4,9 @@ Phrases are end-anchored ("go ahead, Jarvis" but not "go ahead with the plan"); 
 forms ("go ahead", "you can speak") count only while the hand is up and only as the whole
 utterance, after optional fillers ("ok, go ahead"). Denials ("not yet", "hold on", "wait",
 "stop", "don't ...") are never permission.
+
+The same end-anchored, addressed form asks the agent to keep its proactive remarks back
+for a while: "Jarvis, not now" (the default snooze), "Jarvis, quiet for ten minutes".
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from app.backbone.numbers import word_numbers_to_digits
 from app.text import tokens
 
 _NAME = r"(?:jarvis|agent)"
@@ -46,3 +50,28 @@ def classify(text: str, hand_up: bool) -> Permission:
         mentions = re.search(rf"\b{_NAME}\b", said) or hand_up
         return Permission.DENY if mentions else Permission.NONE
     return Permission.GRANT if addressed or bare else Permission.NONE
+
+
+_AMOUNT = r"(?P<amount>a|an|one|half an|\d+(?:\.\d+)?)"
+_DURATION = rf"(?:for )?{_AMOUNT} (?P<unit>minutes?|mins?|hours?)"
+_QUIET = r"(?:not now|(?:be |stay |keep )?quiet|hush|shush|snooze)"
+_SNOOZE = [
+    re.compile(rf"\b{_NAME} (?:please )?{_QUIET}(?: {_DURATION})?(?: please)?$"),
+    re.compile(rf"\b{_QUIET}(?: {_DURATION})? {_NAME}$"),
+]
+_SECONDS_PER = {"min": 60.0, "hou": 3600.0}
+
+
+def snooze_request(text: str, default: float) -> float | None:
+    """Seconds of quiet ``text`` asks for ("Jarvis, not now" gives ``default``), or None
+    when it asks for none."""
+    said = word_numbers_to_digits(" ".join(tokens(text)))
+    found = next((m for p in _SNOOZE if (m := p.search(said))), None)
+    if found is None:
+        return None
+    amount = found.group("amount")
+    if amount is None:
+        return default
+    count = {"a": 1.0, "an": 1.0, "one": 1.0, "half an": 0.5}.get(amount)
+    value = count if count is not None else float(amount)
+    return value * _SECONDS_PER[found.group("unit")[:3]]
