@@ -302,6 +302,7 @@ class MicrophoneSource:
         self._failure: str | None = None
         self._lock = threading.Lock()
         self.state = "idle"  # idle | running | lost
+        self.invalid_blocks = 0  # blocks that held NaN/inf samples
 
     def start(self) -> None:
         sd = _sounddevice()
@@ -336,6 +337,13 @@ class MicrophoneSource:
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         block = np.array(indata[:, 0], dtype=np.float32)
+        finite = np.isfinite(block)
+        if not finite.all():  # a broken driver (the ALSA null device): silence, said once
+            block[~finite] = 0.0
+            self.invalid_blocks += 1
+            if self.invalid_blocks == 1:
+                log.warning("The microphone delivers invalid samples (NaN/inf); they are "
+                            "replaced by silence.")
         try:
             self._queue.put_nowait(block)
         except queue.Full:  # the reader lags: drop the oldest, keep the newest

@@ -70,6 +70,14 @@ def mentions_only(text: str) -> bool:
     return "jarvis" in text.lower() and text_wake(text) is None
 
 
+def to_pcm16(samples: np.ndarray) -> np.ndarray:
+    """16-bit PCM for the wake model; NaN/inf (a broken driver) become silence, and values
+    beyond full scale are clipped before scaling, so the cast never overflows."""
+    clean = np.nan_to_num(np.asarray(samples, dtype=np.float32), nan=0.0, posinf=0.0,
+                          neginf=0.0)
+    return (np.clip(clean, -1.0, 1.0) * 32767.0).astype(np.int16)
+
+
 class WakeWordDetector:
     """openWakeWord (ONNX backend) with a threshold and a refractory period."""
 
@@ -107,7 +115,7 @@ class WakeWordDetector:
 
     def feed(self, samples: np.ndarray, sample: int, rate: int = 16000) -> list[WakeHit]:
         """Feed float32 audio whose first sample has index ``sample``."""
-        pcm = np.clip(samples * 32767.0, -32768, 32767).astype(np.int16)
+        pcm = to_pcm16(samples)
         if self._pending.size == 0:
             self._pending_start = sample
         self._pending = np.concatenate([self._pending, pcm])

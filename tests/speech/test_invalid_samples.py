@@ -1,0 +1,50 @@
+"""NaN/inf samples from a broken capture driver never reach the models, and say so once."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+
+from app.speech.audio import MicrophoneSource
+from app.speech.wake import to_pcm16
+
+
+def _bad_block(n: int = 512) -> np.ndarray:
+    block = np.full((n, 1), 0.25, dtype=np.float32)
+    block[::7, 0] = np.nan
+    block[3, 0], block[5, 0] = np.inf, -np.inf
+    return block
+
+
+def test_invalid_samples_become_silence_with_one_log_line(caplog) -> None:
+    mic = MicrophoneSource()  # the PortAudio callback is driven by hand: no device needed
+    with caplog.at_level(logging.WARNING, logger="app.speech.audio"):
+        for _ in range(50):
+            mic._callback(_bad_block(), 512, None, None)
+    lines = [r for r in caplog.records if "invalid samples" in r.getMessage()]
+    assert len(lines) == 1 and mic.invalid_blocks == 50
+    mic.state = "running"  # as after start(): read what the callback queued
+    block = mic.read(0.1)
+    assert block is not None and np.isfinite(block.samples).all()
+    assert block.samples[3] == 0.0 and block.samples[1] == np.float32(0.25)
+
+
+def test_clean_blocks_pass_untouched(caplog) -> None:
+    mic = MicrophoneSource()
+    clean = np.linspace(-0.5, 0.5, 512, dtype=np.float32).reshape(-1, 1)
+    with caplog.at_level(logging.WARNING, logger="app.speech.audio"):
+        mic._callback(clean, 512, None, None)
+    mic.state = "running"
+    block = mic.read(0.1)
+    assert block is not None and np.array_equal(block.samples, clean[:, 0])
+    assert mic.invalid_blocks == 0 and not caplog.records
+
+
+def test_wake_pcm_never_warns_on_invalid_or_huge_samples() -> None:
+    samples = np.array([np.nan, np.inf, -np.inf, 1e33, -1e33, 0.5], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "invalid value encountered in cast" would raise
+        pcm = to_pcm16(samples)
+    assert pcm.tolist() == [0, 0, 0, 32767, -32767, 16383]
