@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "app.speech.commands",
     "app.eval.commands",
     "app.session.commands",
+    "app.summary.commands",
     "app.ui.commands",
     "app.doctor",
 )
