@@ -40,6 +40,7 @@ from app.ui.pdf_view import PdfError, PdfView
 from app.ui.recovery import RecoveryBar
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.settings_store import Preferences, save_preferences
+from app.ui.summary_action import SummaryAction
 from app.ui.theme import app_icon, state_pixmap
 from app.ui.transcript import TranscriptView
 
@@ -187,6 +188,8 @@ class MainWindow(QMainWindow):
             action = QAction(label, self)
             action.triggered.connect(lambda _=False, s=suffix: self.ask_export(s))
             file.addAction(action)
+        self.summary = SummaryAction(self)  # enabled once the meeting has stopped
+        file.addAction(self.summary.action)
         file.addSeparator()
         quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
