@@ -138,8 +138,13 @@ def _context(text: str, start: int, end: int, reach: int = 40) -> frozenset[str]
     return frozenset(_stem(w) for w in words if w not in _NOUN_SKIP and len(w) > 2)
 
 
+# A word with its contraction or possessive ("it's", "they've", "Northfield's"): one word,
+# so the "s" of "it's" is not the section-style reference "s".
+_WORD_BEFORE = re.compile(r"(?<![a-z'])[a-z]+(?:'[a-z]+)*\.?")
+
+
 def _is_reference(text: str, start: int) -> bool:
-    before = re.findall(r"[a-z]+\.?", text[max(0, start - 12) : start].lower())
+    before = _WORD_BEFORE.findall(text[max(0, start - 12) : start].lower())
     return bool(before) and before[-1].rstrip(".") in REFERENCE_WORDS
 
 

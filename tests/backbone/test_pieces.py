@@ -45,6 +45,17 @@ def test_references_names_and_bare_one_are_not_quantities(text):
     assert quantities(text) == []
 
 
+@pytest.mark.parametrize(("text", "raws"), [
+    ("It's 684K training triples, not 486.", ["684K", "486"]),
+    ("Not 17, it\u2019s 19 classes.", ["17", "19"]),
+    ("compared with the baseline's 0.19 and 0.63", ["0.19", "0.63"]),
+    ("they've 12 models and there're 3 tasks", ["12", "3"]),
+    ("see s. 3 and pp. 4", []),  # the abbreviations stay references
+])
+def test_a_contraction_or_possessive_before_a_number_is_a_word_not_a_reference(text, raws):
+    assert [q.raw for q in quantities(text)] == raws
+
+
 def test_model_size_from_the_gguf_name_or_an_explicit_value():
     llm = SimpleNamespace(model_path=Path("/m/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"))
     assert model_size_b(llm) == 1.5
