@@ -11,6 +11,7 @@ from typing import Any
 
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
+from app.backbone.numbers import set_aside
 from app.backbone.utterance import clean_text
 from app.settings import UtteranceSettings
 from app.text import split_sentences
@@ -126,19 +127,8 @@ class CheckedAnswer:
         return out
 
     def _check(self, raw: str) -> Checked | None:
-        sentence = clean_text(raw)
-        if not sentence.strip(" .!?"):
-            return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
-        sentence = _ended(sentence)
-        sids = grounded_sids(self.document, sentence, self._cited or (), self.candidates,
-                             question=self.question)
-        if not sids:
-            return None
-        if instructs_listeners(sentence):
-            # An instruction is the document's, never the agent's own words.
-            source = self.document.get(sids[0])
-            return Checked(_ended(QUOTE_PREFIX + clean_text(source.text)), sids[:1])
-        return Checked(sentence, sids)
+        return check_sentence(self.document, raw, self._cited or (), self.candidates,
+                              self.question, said=(self.question,))
 
     def _start(self, head: str) -> None:
         """An action other than answer, given before the text, releases nothing."""
@@ -157,6 +147,33 @@ class CheckedAnswer:
         except ValueError:
             raw = []
         return valid_sids(self.document, raw)
+
+
+def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Sequence[int],
+                   question: str = "", said: Sequence[str] = ()) -> Checked | None:
+    """One complete sentence of what the agent would say, as it may be said, or None when
+    the document does not carry it: grounded in a sentence cited or shown
+    (``grounded_sids``: its words mostly in one sentence, its numbers in the cited ones).
+    A value of ``said`` (the participants' turns) it names only to set aside ("not 5,000")
+    is no claim of its own (``set_aside``). An instruction to the room is said as a quote
+    of the document. A sentence of sentence IDs only says nothing (empty text)."""
+    sentence = clean_text(raw)
+    if not sentence.strip(" .!?"):
+        return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
+    sentence = _ended(sentence)
+    sids = grounded_sids(document, set_aside(sentence, said), cited, candidates,
+                         question=question)
+    if not sids:
+        return None
+    if instructs_listeners(sentence):
+        return quoted(document, sids[:1])  # the document's words, never the agent's own
+    return Checked(sentence, sids)
+
+
+def quoted(document: Any, sids: Sequence[int]) -> Checked:
+    """Sentences of the document said as its words: "The document says: ..."."""
+    text = " ".join(_ended(clean_text(document.get(s).text)) for s in sids)
+    return Checked(QUOTE_PREFIX + text, tuple(sids))
 
 
 def _ended(text: str) -> str:

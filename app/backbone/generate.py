@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
+from app.backbone.direct import Checked, check_sentence, instructs_listeners
+from app.backbone.numbers import quantities, repeats
 from app.backbone.text import content_tokens, negated
-from app.backbone.utterance import clean_text, limit_words
+from app.backbone.utterance import clean_text
 from app.settings import UtteranceSettings
+from app.text import split_sentences
 
 
 @dataclass(frozen=True)
@@ -51,12 +54,71 @@ def parse(
         sids = _holding(document, value, [*sids, *fallback_sids]) or sids
         if not sids:
             return Generated(False, reason="generate: no resolvable citation")
-    limit = word_limit(intent, settings)
-    if limit is not None:
-        text = limit_words(text, limit)
     topic = clean_text(str(data.get("topic", "")))[:60]
     context = [point, text, *(document.get(s).text for s in sids)]
     return Generated(True, text, topic if _about(topic, context) else "", sids)
+
+
+def check(
+    made: Generated, intent: str, document: Any, settings: UtteranceSettings,
+    candidates: Sequence[int] = (), point: str = "", said: Sequence[str] = (),
+) -> Generated:
+    """What of a parsed generation may be said: each sentence passes the direct answer's
+    check (``check_sentence``: cited or shown sentences carry it, its values are theirs or
+    a value of ``said``, the turns that raised the claim, set aside; an instruction is said
+    as the document's quote); a denial of a misattribution cites nothing, so each of its
+    sentences must deny and give no value but the participants'. The first sentence that
+    fails ends the text; when it is the first, nothing is said. Whole sentences within the
+    word limit are kept; a first one over it would be cut into a fragment: not said."""
+    if not made.speak:
+        return made
+    kept: list[Checked] = []
+    for raw in split_sentences(made.text):
+        if intent == "not_in_paper":
+            checked = _denial(raw, said)
+        else:
+            checked = check_sentence(document, raw, made.sids, candidates, point, said)
+        if checked is None:
+            if not kept:
+                return _failed(made, f"generate: not in the document ({raw[:80]!r})")
+            break
+        if checked.text and checked.text not in (c.text for c in kept):
+            kept.append(checked)
+    limit = word_limit(intent, settings)
+    if kept and limit is not None:
+        kept = _within(kept, limit)
+        if not kept:
+            return _failed(made, f"generate: the first sentence is over {limit} words")
+    if not kept:
+        return _failed(made, "generate: empty text")
+    sids = tuple(dict.fromkeys(s for c in kept for s in c.sids))
+    return replace(made, text=" ".join(c.text for c in kept), sids=sids)
+
+
+def _within(kept: Sequence[Checked], limit: int) -> list[Checked]:
+    """The leading sentences whose words together stay within ``limit``."""
+    out: list[Checked] = []
+    for checked in kept:
+        if sum(len(c.text.split()) for c in [*out, checked]) > limit:
+            break
+        out.append(checked)
+    return out
+
+
+def _denial(raw: str, said: Sequence[str]) -> Checked | None:
+    """A sentence that says the document lacks what was said, and nothing of its own."""
+    sentence = clean_text(raw)
+    if not sentence.strip(" .!?"):
+        return Checked("", ())
+    given = [q for turn in said for q in quantities(turn)]
+    own = [q for q in quantities(sentence) if not repeats(q, given)]
+    if own or not negated(sentence) or instructs_listeners(sentence):
+        return None
+    return Checked(sentence, ())
+
+
+def _failed(made: Generated, reason: str) -> Generated:
+    return replace(made, speak=False, text="", reason=reason)
 
 
 def _holding(document: Any, value: str, sids: Sequence[int]) -> tuple[int, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
-from app.backbone.numbers import counted_in_question, quantities
+from app.backbone.numbers import counted_in_question, quantities, set_aside
 from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
@@ -260,6 +261,8 @@ class Backbone:
                            schemas.direct_schema(allow_skip=not complete),
                      self.settings.llm.direct, forward if on_delta else None)
         answer = checked.answer(reply.data)
+        if answer.action == "abstain":
+            answer = self._confirmed(question.text) or answer
         cites = citations(self.document, answer.sids, self._lower)
         text = answer.text
         if answer.action == "answer":
@@ -272,6 +275,19 @@ class Backbone:
             claim=question.text, intent=answer.action, citations=cites,
             decided_turn=index, generation=generation, values=_values(answer.text),
         )
+
+    def _confirmed(self, question: str) -> direct_stage.DirectAnswer | None:
+        """A question that states what the document states ("it has 1,260 pupils,
+        right?") is not told the document does not cover it: that would contradict a
+        correct speaker. The sentences stating it are said as the document's words (the
+        veto's check: every value and term of the question, about the same matter)."""
+        stated = self.veto.stated([_unaddressed(question)])
+        limit = self.settings.utterance.max_sentences_direct
+        sids = list(dict.fromkeys(s.sid for s in stated))[:limit]
+        if not sids:
+            return None
+        quote = direct_stage.quoted(self.document, sids)
+        return direct_stage.DirectAnswer("answer", quote.text, quote.sids)
 
     def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
         """What the room heard joins the transcript (self-repair sees the agent's own
@@ -397,11 +413,17 @@ class Backbone:
         latency["generate"] = reply.ms
         if reply.data is None:
             return self._rolled_back(index, claim, reply.error, latency)
-        made = generate_stage.parse(reply.data, intent, self._ranked(claim, index), self.document,
+        ranked = self._ranked(claim, index)
+        made = generate_stage.parse(reply.data, intent, ranked, self.document,
                                     self.settings.utterance,
                                     claim.predicted_answer if checked else "", claim.text)
         if made.speak and asked is not None:
             made = self._answers_question(made, claim.text, sids[0])
+        # Every sentence is checked as a direct answer's is; the participants' own values
+        # may be named only to be set aside ("not 5,000").
+        raised = [ln.text for ln in self.transcript.by_index({*claim.raised_turns, index})]
+        made = generate_stage.check(made, intent, self.document, self.settings.utterance,
+                                    [*sids, *ranked], claim.text, raised)
         if not made.speak:
             return self._rolled_back(index, claim, made.reason, latency)
         share = self.settings.ledger.guard_min_token_share
@@ -427,7 +449,7 @@ class Backbone:
         intervention = Intervention(
             id=f"p{next(self._ids)}", kind=InterventionKind.PROACTIVE, text=text,
             claim=claim.text, intent=intent, topic=made.topic, citations=cites,
-            decided_turn=index, values=_values(made.text, hint),
+            decided_turn=index, values=_values(set_aside(made.text, raised), hint),
         )
         return Decision(index, "speak", why, intervention, claim.text, latency)
 
@@ -562,6 +584,14 @@ class Backbone:
 def _also(notes: Sequence[str], already: str = "") -> str:
     extra = [n for n in notes if n != already]
     return ("; " + "; ".join(extra)) if extra else ""
+
+
+# The address to the agent ("Hey Jarvis, ..."): a name the document need not state.
+_ADDRESS = re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT}\b[,.!?]*", re.IGNORECASE)
+
+
+def _unaddressed(text: str) -> str:
+    return _ADDRESS.sub("", text).strip()
 
 
 def _misses_count(text: str, question: str, sentence: str) -> bool:

@@ -8,6 +8,7 @@ quantities, nor is a bare "one" ("one of them").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _UNITS = {
@@ -169,3 +170,32 @@ def quantities(text: str) -> list[Quantity]:
         found.append(Quantity(number * scale, percent, nouns, raw.strip(), year,
                               _context(normal, match.start(), match.end())))
     return found
+
+
+def repeats(quantity: Quantity, given: Iterable[Quantity]) -> bool:
+    """``quantity`` is one of ``given`` ("five thousand" is "5,000"; 40% is not 40)."""
+    return any(quantity.same_value(g) and quantity.percent == g.percent for g in given)
+
+
+# Words that name a value only to set it aside: "not 5,000", "rather than 5,000",
+# "instead of about 5,000", "it isn't 5,000".
+_SET_ASIDE = (r"\b(?:not|isn't|wasn't|aren't|weren't|rather than|instead of|as opposed to)"
+              r"\s+(?:(?:about|around|roughly|nearly|some|the|a)\s+)?")
+
+
+def set_aside(text: str, said: Iterable[str]) -> str:
+    """``text`` (number words as digits) less each value it names only to set it aside
+    where ``said`` (what the participants said) gives that value.
+
+    A correction names the participant's wrong value ("It is 1,260 pupils, not 5,000"):
+    that value is no claim of the text's own, so no document sentence need hold it. Any
+    other value stays, a value nobody said included, even in that position.
+    """
+    given = [q for turn in said for q in quantities(turn)]
+    normal = word_numbers_to_digits(text.replace("\u2019", "'"))
+    for q in quantities(normal) if given else []:
+        if repeats(q, given):
+            # The whole number only: "not 5" leaves "5,000" and "5.5" alone.
+            normal = re.sub(_SET_ASIDE + re.escape(q.raw) + r"(?![\d,.]*\d)", "", normal,
+                            flags=re.IGNORECASE)
+    return normal

@@ -38,12 +38,19 @@ class Veto(Protocol):
         """The reason to stay silent, or None to let the intervention go ahead."""
         ...
 
+    def stated(self, turns: Sequence[str]) -> list[Stated]:
+        """Where the document states every value and term of ``turns`` (else empty)."""
+        ...
+
 
 class NoVeto:
     """The model's verdict stands (the setting is off)."""
 
     def check(self, intent: str, turns: Sequence[str]) -> str | None:
         return None
+
+    def stated(self, turns: Sequence[str]) -> list[Stated]:
+        return []
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from app.backbone.harness import Backbone
 from app.backbone.retrieval import lexical_search
@@ -28,9 +29,11 @@ def school() -> DocumentIndex:
     return DocumentIndex(Path("report.pdf"), "0" * 64, "School report", 4, sentences)
 
 
-def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None) -> Backbone:
+def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None, **ledger: Any
+             ) -> Backbone:
+    ledger.setdefault("screen_turns", False)
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
-                        ledger=dataclasses.replace(LedgerSettings(), screen_turns=False))
+                        ledger=dataclasses.replace(LedgerSettings(), **ledger))
     document = document or school()
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 

@@ -256,7 +256,8 @@ def test_screening_is_off_in_full_mode(document):
 
 
 def test_checked_correction_must_carry_the_documents_value(document):
-    wrong_text = dict(SPEAK, text="They use a different parser.")
+    # grounded in S0, but without the value the correction is about
+    wrong_text = dict(SPEAK, text="They feed each page to a library to get tokens.")
     llm = ScriptedLLM([WRONG, WRONG, wrong_text])
     bb = make(document, llm)
     bb.on_turn(turn(0, "Apache Tika parses the pages."))
