@@ -7,11 +7,12 @@ then ``fired`` / ``rollback`` after grounded generation, and ``delivered`` on pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.backbone.identity import Identity, Similarity, claim_key, match_score
 from app.backbone.verdict import ACTIONABLE, Verdict
-from app.settings import LedgerSettings
+from app.events import Setting, SettingsChanged
+from app.settings import LedgerSettings, Patience
 
 
 @dataclass
@@ -72,6 +73,11 @@ class ClaimLedger:
     deliveries: list[Delivery] = field(default_factory=list)
     cooldown_until: int = -1  # after an intervention, no claim fires
     _next_cid: int = 1
+
+    def apply(self, change: SettingsChanged) -> None:
+        """A patience change takes effect at the next gate; the claims keep their counts."""
+        if change.setting == Setting.PATIENCE:
+            self.settings = replace(self.settings, patience=Patience(change.new))
 
     # --- per-turn updates ---------------------------------------------------------------
 

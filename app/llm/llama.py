@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,10 @@ MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
 # A cancellable call reads its prompt in chunks this long, checking the cancel event
 # between them (generation checks it after every sampled token).
 CANCEL_CHECK_TOKENS = 64
+# Warming reads the document prefix in pieces this long, reporting progress after each.
+WARM_REPORT_TOKENS = 256
+
+WarmProgress = Callable[[int, int], None]  # tokens read so far, tokens in the prefix
 
 
 @dataclass
@@ -61,6 +65,7 @@ class LlamaBackend:
         self.model_path = Path(model_path)
         self.settings = settings or LLMSettings()
         self._prefix_slots = prefix_slots
+        self.warm_progress: WarmProgress | None = None  # told while the prefix is read
         self._worker: OwnerThread[_Session] = OwnerThread(
             lambda: self._load(template), _close_session, name=f"llm:{self.model_path.name}"
         )
@@ -171,12 +176,18 @@ class LlamaBackend:
                 f"{s.n_ctx}; raise the context size or shorten the document."
             )
         self._switch_to(s, system, prefix)
+        report = self.warm_progress or (lambda done, total: None)
         if not self._holds(s, prefix):
             s.llm.reset()
+            step = WARM_REPORT_TOKENS if self.warm_progress is not None else len(prefix)
             try:
-                s.llm.eval(prefix)
+                for start in range(0, len(prefix), max(1, step)):  # eval goes on from n_tokens
+                    s.llm.eval(prefix[start : start + step])
+                    report(min(len(prefix), start + step), len(prefix))
             except RuntimeError as exc:
                 raise LLMError(f"The language model failed to read the document: {exc}") from exc
+        else:
+            report(len(prefix), len(prefix))  # read before: nothing left to read
         self._remember(s, system)
 
     def _grammar(self, s: _Session, schema: dict[str, Any] | None) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,14 @@ def load_document(path: Path, settings: Settings) -> Loaded:
         ) or f"Could not open {Path(path).name}: {exc}"
 
 
-def load_backbone(document: Any, settings: Settings, llm_spec: str | None = None) -> Loaded:
+def load_backbone(
+    document: Any,
+    settings: Settings,
+    llm_spec: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Loaded:
+    """``progress(done, total)`` hears how far the model has read the document prefix,
+    where the backend reports it."""
     backbone_cls, why = _attr("app.backbone", "Backbone")
     if backbone_cls is None:
         return None, why
@@ -66,6 +74,8 @@ def load_backbone(document: Any, settings: Settings, llm_spec: str | None = None
         llm = open_backend(llm_spec, settings.llm)
     except Exception as exc:
         return None, getattr(exc, "user_message", None) or f"language model: {exc}"
+    if progress is not None and hasattr(llm, "warm_progress"):
+        llm.warm_progress = progress
     try:
         return backbone_cls(document, llm, settings), None
     except Exception as exc:

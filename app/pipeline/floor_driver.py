@@ -21,6 +21,7 @@ from app.events import (
     Intervention,
     OverlapTranscript,
     PlaybackReceipt,
+    SettingsChanged,
     Turn,
     VadEvent,
     WakeEvent,
@@ -45,6 +46,7 @@ _FEEDS: tuple[tuple[type, str], ...] = (
     (WakeEvent, "on_wake"),
     (AnswerDelta, "on_answer_delta"),
     (PlaybackReceipt, "on_receipt"),
+    (SettingsChanged, "on_settings"),
 )
 
 
@@ -72,6 +74,7 @@ class FloorDriver:
         self._lock = threading.RLock()
         self._known: dict[str, Intervention] = {}
         self._held_id: str | None = None
+        self._next_player: Any = None  # takes over once nothing is being said
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         if tick:
@@ -108,6 +111,19 @@ class FloorDriver:
     def set_paused(self, paused: bool) -> None:
         self._call("set_paused", paused)
 
+    def snooze(self, seconds: float) -> None:
+        """Hold proactive interventions back for ``seconds`` (0 ends a snooze)."""
+        from app.floor.outputs import SnoozeSource
+
+        self._call("snooze", seconds, SnoozeSource.WINDOW)
+
+    def replace_player(self, player: Any) -> None:
+        """Speak through ``player`` from the next intervention on; what is being said
+        finishes on the old one, which is then closed."""
+        with self._lock:
+            self._next_player = player
+        self._take_next_player()
+
     def tick(self) -> None:
         self._call("tick")
 
@@ -118,8 +134,11 @@ class FloorDriver:
         self._stop.set()
         if self._ticker is not None and self._ticker.is_alive():
             self._ticker.join(1.0)
-        if self.player is not None:
-            self.player.close()
+        with self._lock:
+            waiting, self._next_player = self._next_player, None
+        for player in (self.player, waiting):
+            if player is not None:
+                player.close()
 
     # --- FSM plumbing ---------------------------------------------------------------
 
@@ -134,6 +153,16 @@ class FloorDriver:
             held = getattr(self.fsm, "held", None)
         self._apply(commands or ())
         self._update_pending(held)
+        self._take_next_player()
+
+    def _take_next_player(self) -> None:
+        with self._lock:
+            new = self._next_player
+            if new is None or getattr(self.fsm, "playing", None) is not None:
+                return
+            old, self.player, self._next_player = self.player, new, None
+        if old is not None and old is not new:
+            threading.Thread(target=old.close, name="player-close", daemon=True).start()
 
     def _tick_loop(self) -> None:
         while not self._stop.wait(TICK_SECONDS):

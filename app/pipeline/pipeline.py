@@ -5,13 +5,20 @@ through ``_route``: it is recorded, published on the hub, and fed to the parts t
 it (turns to the backbone, everything to the floor). User actions are plain methods.
 Parts that are not installed yet are reported as ``ComponentStatus(available=False)``
 and the rest keeps working.
+
+Settings apply live: ``change_setting`` records and publishes one ``SettingsChanged``,
+which the floor applies (mode, patience, proactive gap), the ledger applies (patience),
+and which reopens the voice (engine, voice, speed, loudspeaker) or the capture
+(microphone) on their own threads.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +28,24 @@ from app.events import (
     Decision,
     Intervention,
     PlaybackReceipt,
+    Setting,
+    SettingsChanged,
+    SettingValue,
     SpeakerRenamed,
     Turn,
 )
 from app.pipeline import components
 from app.pipeline.backbone_worker import BackboneWorker
 from app.pipeline.events import (
+    AgentProgress,
     ComponentStatus,
     DocumentLoaded,
+    InputState,
+    InputStatus,
     PendingIntervention,
     PipelineError,
     PipelineStopped,
+    WarmStage,
 )
 from app.pipeline.floor_driver import FloorDriver
 from app.pipeline.hub import EventHub
@@ -41,6 +55,31 @@ from app.session.record import SessionRecord
 from app.settings import FloorMode, Patience, Settings
 
 log = logging.getLogger(__name__)
+
+# Settings the voice is built with: changing one reopens it.
+VOICE_SETTINGS = frozenset(
+    {Setting.VOICE_ENGINE, Setting.VOICE, Setting.SPEED, Setting.OUTPUT_DEVICE}
+)
+PlayerFactory = Callable[[Settings], tuple[Any, str | None]]
+
+
+def with_setting(settings: Settings, change: SettingsChanged) -> Settings:
+    """``settings`` with the change laid over it (the devices are not part of them)."""
+    new, s = change.new, settings
+    match change.setting:
+        case Setting.PATIENCE:
+            return replace(s, ledger=replace(s.ledger, patience=Patience(str(new))))
+        case Setting.MODE:
+            return replace(s, floor=replace(s.floor, mode=FloorMode(str(new))))
+        case Setting.PROACTIVE_GAP:
+            return replace(s, floor=replace(s.floor, proactive_gap=float(new)))
+        case Setting.VOICE_ENGINE:
+            return replace(s, voice=replace(s.voice, engine=str(new)))
+        case Setting.VOICE:
+            return replace(s, voice=replace(s.voice, voice=str(new)))
+        case Setting.SPEED:
+            return replace(s, voice=replace(s.voice, speed=float(new)))
+    return s
 
 
 class Pipeline:
@@ -71,6 +110,13 @@ class Pipeline:
         self.voice_tap: Any = None  # the speech worker's self-voice reference
         self.tick_floor = True
         self.speaker_names: dict[str, str] = {}
+        self.input_device: str | None = None  # the microphone chosen; None: the default
+        self.voice_factory: PlayerFactory | None = None  # builds players instead of open_voice
+        self._core: Any = None  # the backbone itself (its ledger applies patience)
+        self._voice_lock = threading.Lock()  # one voice is built at a time
+        self._voice_wanted = 0  # the newest voice asked for; older ones are discarded
+        self._switching_input = False  # the capture was stopped to reopen it elsewhere
+        self._read_fraction = -1.0  # how much of the document prefix the model has read
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -80,6 +126,7 @@ class Pipeline:
         self._route(status)
 
     def open_document(self, path: Path) -> bool:
+        self._route(AgentProgress(WarmStage.INDEXING))
         document, why = components.load_document(Path(path), self.settings)
         if document is None:
             self._route(
@@ -117,15 +164,30 @@ class Pipeline:
         if self.document is None:
             self.set_status("backbone", False, "no document is open")
             return
-        backbone, why = components.load_backbone(self.document, self.settings, llm_spec)
+        self._read_fraction = -1.0
+        self._route(AgentProgress(WarmStage.LOADING_MODEL))
+        backbone, why = components.load_backbone(
+            self.document, self.settings, llm_spec, progress=self._reading
+        )
         if backbone is None:
             self.set_status("backbone", False, why or "")
             return
+        self.attach_backbone(backbone)
+
+    def attach_backbone(self, backbone: Any) -> None:
+        """Run ``backbone`` on its worker thread; its decisions reach the floor."""
         worker = BackboneWorker(backbone, self._route, self._on_intervention, on_delta=self.feed)
         worker.start()
         with self._lock:
-            self._backbone = worker
+            self._backbone, self._core = worker, backbone
         self.set_status("backbone", True)
+
+    def _reading(self, done: int, total: int) -> None:
+        """The model's progress through the document prefix, in whole percents."""
+        fraction = done / total if total else 1.0
+        if fraction >= 1.0 or fraction - self._read_fraction >= 0.01:
+            self._read_fraction = fraction
+            self._route(AgentProgress(WarmStage.READING, min(1.0, fraction)))
 
     def _start_floor(self) -> None:
         if self._floor is not None:
@@ -134,16 +196,9 @@ class Pipeline:
         self.set_status("floor", fsm is not None, why or "")
         if fsm is None:
             return
-        player, why = self.player, "voice output is off; the agent's words appear as text"
-        if player is None and self.voice_sink != "none":
-            player, why = open_voice(
-                self.settings,
-                self.feed,
-                self.clock,
-                self.voice_sink,
-                self.voice_device,
-                self.voice_tap,
-            )
+        player, why = self.player, "voice output is off"
+        if player is None and (self.voice_sink != "none" or self.voice_factory is not None):
+            player, why = self._open_player()
         if player is None:
             self.set_status("voice", False, f"{why}; the agent's words appear as text")
             player = TextOnlyPlayer(self.clock, self.feed)
@@ -168,6 +223,14 @@ class Pipeline:
     def _delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
         if self._backbone is not None:
             self._backbone.delivered(intervention, receipt)
+
+    def _open_player(self) -> tuple[Any, str | None]:
+        if self.voice_factory is not None:
+            return self.voice_factory(self.settings)
+        return open_voice(
+            self.settings, self.feed, self.clock, self.voice_sink, self.voice_device,
+            self.voice_tap,
+        )
 
     def attach_speech(self, worker: Any) -> None:
         """A started-or-startable speech worker that calls ``subscribe(callback)``."""
@@ -198,6 +261,8 @@ class Pipeline:
         """Entry for speech events (any thread)."""
         if self._stopped.is_set():
             return
+        if type(event).__name__ == "DeviceStatus" and self._on_device(event):
+            return
         if isinstance(event, Turn) and event.speaker in self.speaker_names:
             event = replace(event, speaker=self.speaker_names[event.speaker])
         self._route(event)
@@ -214,6 +279,26 @@ class Pipeline:
         floor = self._floor
         if floor is not None:
             floor.feed(event)
+
+    def _on_device(self, status: Any) -> bool:
+        """Say where the sound comes from; True for the loss a device switch causes."""
+        if status.state == "lost" and self._switching_input:
+            self._switching_input = False
+            return True
+        state = {"running": InputState.LISTENING, "lost": InputState.LOST}.get(
+            status.state, InputState.STOPPED
+        )
+        self._route(InputStatus(state, self.input_name()))
+        return False
+
+    def input_name(self) -> str:
+        """The microphone in use ("" for the system default), or the recording played."""
+        source = getattr(self._speech, "source", None)
+        path = getattr(source, "path", None)
+        if path is not None:
+            return f"recording {Path(path).name}"
+        device = getattr(source, "device", self.input_device)
+        return "" if device is None else str(device)
 
     def _translate(self, event: Any) -> Any:
         """Speech-package health events as the window's status and error events."""
@@ -253,14 +338,15 @@ class Pipeline:
             self._floor.dismiss()
 
     def set_mode(self, mode: FloorMode) -> None:
-        self.settings = replace(self.settings, floor=replace(self.settings.floor, mode=mode))
-        if self._floor is not None:
-            self._floor.set_mode(mode)
+        self.change_setting(Setting.MODE, mode)
 
     def set_patience(self, patience: Patience) -> None:
-        self.settings = replace(
-            self.settings, ledger=replace(self.settings.ledger, patience=patience)
-        )
+        self.change_setting(Setting.PATIENCE, patience)
+
+    def snooze(self, seconds: float) -> None:
+        """Keep proactive interventions back for ``seconds`` (0 ends a snooze)."""
+        if self._floor is not None:
+            self._floor.snooze(seconds)
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
@@ -279,3 +365,101 @@ class Pipeline:
             rename(speaker, name)  # the worker announces SpeakerRenamed itself
         else:
             self._route(SpeakerRenamed(speaker, name))
+
+    # --- settings that apply live ---------------------------------------------------
+
+    def setting(self, setting: Setting) -> SettingValue:
+        """The value the running agent uses now."""
+        s = self.settings
+        values: dict[Setting, SettingValue] = {
+            Setting.PATIENCE: s.ledger.patience.value,
+            Setting.MODE: s.floor.mode.value,
+            Setting.PROACTIVE_GAP: s.floor.proactive_gap,
+            Setting.VOICE_ENGINE: s.voice.engine,
+            Setting.VOICE: s.voice.voice,
+            Setting.SPEED: s.voice.speed,
+            Setting.INPUT_DEVICE: self.input_device or "",
+            Setting.OUTPUT_DEVICE: self.voice_device or "",
+        }
+        return values[setting]
+
+    def change_setting(self, setting: Setting, value: SettingValue) -> SettingsChanged | None:
+        """Apply one setting to the running agent and record it; None when it is unchanged.
+        An enum value (a Patience, a FloorMode) is recorded as its plain value."""
+        new: SettingValue = value.value if isinstance(value, Enum) else value
+        old = self.setting(setting)
+        if new == old:
+            return None
+        change = SettingsChanged(setting, old, new, self.clock.now())
+        with self._lock:
+            self.settings = with_setting(self.settings, change)
+            if setting == Setting.INPUT_DEVICE:
+                self.input_device = str(new) or None
+            elif setting == Setting.OUTPUT_DEVICE:
+                self.voice_device = str(new) or None
+        self._route(change)  # recorded, shown, and applied by the floor
+        self._apply_to_backbone(change)
+        if setting in VOICE_SETTINGS:
+            self._reopen_voice()
+        elif setting == Setting.INPUT_DEVICE:
+            self._switch_capture()
+        return change
+
+    def _apply_to_backbone(self, change: SettingsChanged) -> None:
+        """The ledger's gate reads patience from the next turn on. Both are swapped whole
+        (frozen settings), so the backbone thread sees the old or the new, never a mix."""
+        core = self._core
+        ledger = getattr(core, "ledger", None)
+        if change.setting != Setting.PATIENCE or ledger is None:
+            return
+        ledger.apply(change)
+        if isinstance(getattr(core, "settings", None), Settings):
+            core.settings = replace(core.settings, ledger=ledger.settings)
+
+    def _reopen_voice(self) -> None:
+        """Build the voice again with the new settings on its own thread (a voice takes
+        seconds to load); the floor speaks through it from the next intervention."""
+        with self._lock:
+            text_only = self.voice_sink == "none" and self.voice_factory is None
+            if (self._floor is None and self.player is None) or text_only:
+                return  # opened with the new settings when the floor starts, or no voice
+            self._voice_wanted += 1
+            wanted = self._voice_wanted
+        threading.Thread(
+            target=self._open_voice_for, args=(wanted,), name="voice-reopen", daemon=True
+        ).start()
+
+    def _open_voice_for(self, wanted: int) -> None:
+        with self._voice_lock:
+            if wanted != self._voice_wanted or self._stopped.is_set():
+                return  # a newer change is on its way
+            player, why = self._open_player()
+        if player is None:
+            self._route(PipelineError(
+                "voice", f"The new voice could not be opened: {why}.",
+                "Jarvis keeps speaking with the voice it had.",
+            ))
+            return
+        with self._lock:
+            floor, old = self._floor, self.player
+            current = wanted == self._voice_wanted and not self._stopped.is_set()
+            if current and floor is None:
+                self.player = player
+        if not current:
+            player.close()
+        elif floor is not None:
+            floor.replace_player(player)
+        elif old is not None:
+            old.close()
+        self.set_status("voice", True)
+
+    def _switch_capture(self) -> None:
+        """Capture from the chosen microphone: the source is stopped and the speech worker
+        reopens it, as after a loss, on the new device (speakers and turns carry on)."""
+        source = getattr(self._speech, "source", None)
+        if source is None or not hasattr(source, "device"):
+            return  # a recording, or no capture yet: the microphone opens on the new one
+        self._switching_input = True
+        source.device = self.input_device
+        self._route(InputStatus(InputState.SWITCHING, self.input_name()))
+        source.stop()

@@ -2,7 +2,8 @@
 
 Every intervention's fate is recorded: decided, held, handed to the voice, heard (in full
 or in part) or dropped with the floor's reason, so an export after a crash can say what
-was still pending (``app.session.delivery``).
+was still pending (``app.session.delivery``). Every setting changed on the running agent
+and every snooze is kept too, so the record says why the agent spoke when it did.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from app.events import (
     Decision,
     Intervention,
     PlaybackReceipt,
+    SettingsChanged,
     SpeakerRenamed,
     Turn,
     WakeEvent,
 )
-from app.floor.outputs import Dropped, Play
+from app.floor.outputs import Dropped, Play, SnoozeChanged
 from app.pipeline.events import (
     ComponentStatus,
     DocumentLoaded,
@@ -48,7 +50,8 @@ class SessionHooks:
             log.debug("session record closed; %s not recorded", type(event).__name__)
 
     def _keep(self, event: Any) -> None:
-        if isinstance(event, (Turn, Decision, SpeakerRenamed, WakeEvent)):
+        if isinstance(event, (Turn, Decision, SpeakerRenamed, WakeEvent, SettingsChanged,
+                              SnoozeChanged)):
             self.record.record(event)
             if isinstance(event, Decision) and event.intervention is not None:
                 self._interventions[event.intervention.id] = event.intervention
