@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 import pymupdf
+import pymupdf.layout  # noqa: F401  the finder's table model: the only use of the layout analyzer
 
 from app.document.model import Rect
 from app.document.segment import normalize

@@ -12,13 +12,14 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from tqdm.std import tqdm
+from typing import TYPE_CHECKING, Any
 
 from app.models.errors import ModelChecksumError, ModelGatedError, ModelPullError
 from app.models.manifest import HubFile, HubSource, ModelEntry
 from app.models.store import ModelStore, file_record, sha256_file, write_json_atomic
+
+if TYPE_CHECKING:
+    from tqdm.std import tqdm
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ RECORD_NAME = ".jarvis-verified.json"
 
 def _progress_class(filename: str, progress: Progress) -> type[tqdm]:
     """A silent tqdm that forwards byte counts to ``progress``."""
+    from tqdm.std import tqdm  # only a pull needs it, not every `import app`
 
     class _Forward(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -48,6 +50,9 @@ def _progress_class(filename: str, progress: Progress) -> type[tqdm]:
 
 def _download(entry: ModelEntry, hub: HubSource, spec: HubFile, staging: Path,
               token: str | None, progress: Progress | None) -> Path:
+    from app.privacy import allow_hub
+
+    allow_hub()  # pulling is the one thing that needs the hub
     from huggingface_hub import hf_hub_download, is_offline_mode
     from huggingface_hub.errors import (
         EntryNotFoundError,

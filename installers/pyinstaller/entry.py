@@ -3,7 +3,7 @@
 import multiprocessing
 import sys
 
-from app.frozen import prepare_runtime
+from app.frozen import prepare_runtime  # importing app applies app.privacy (rth_privacy too)
 
 # Worker processes (pymupdf.layout starts some) re-enter this executable when spawned.
 multiprocessing.freeze_support()
