@@ -15,6 +15,8 @@ from app.summary.meeting import Contribution, Meeting
 from app.summary.questions import OpenQuestion
 from app.summary.summarize import MeetingSummary
 
+MAX_POINT_WORDS = 12  # a claim longer than this is shown by the correction itself
+
 INTENT_LABELS = {
     "correct": "Correction",
     "missing": "A fact the group was missing",
@@ -75,14 +77,14 @@ def _statement(meeting: Meeting, st: Statement) -> Item:
 def _contribution(meeting: Meeting, c: Contribution) -> Item:
     fate = c.fate
     label = INTENT_LABELS.get(c.intent, "Answer" if fate.kind == "direct" else "Remark")
-    where = f"on {turn_refs(meeting, [c.decided_turn])}" if c.decided_turn >= 0 else ""
+    where = f"after {turn_refs(meeting, [c.decided_turn])}" if c.decided_turn >= 0 else ""
     heard = {Delivery.DELIVERED: "the room heard it in full",
              Delivery.PARTLY: "the room heard only part of it",
              Delivery.NOT_DELIVERED: "the room did not hear it"}[fate.delivery]
     context = "; ".join(p for p in (where, f"{heard} ({fate.detail})") if p)
     subs = [_cited(c) for c in _citations(fate.citations)]
-    if c.claim and c.intent != "answer":
-        subs.insert(0, f"About: {c.claim}")
+    if c.claim and c.intent != "answer" and len(c.claim.split()) <= MAX_POINT_WORDS:
+        subs.insert(0, f"About: {c.claim}")  # a longer claim is the turn's own words
     return Item(label, f"\u201c{fate.text}\u201d ({context})", tuple(subs))
 
 

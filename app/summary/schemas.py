@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 POINT_KINDS = ("discussed", "decided")
+MAX_POINT_CHARS = 180  # one sentence of minutes; a reply that reaches it was cut off
 
 
 def _turns(max_turns: int) -> dict[str, Any]:
@@ -19,7 +20,7 @@ def points_schema(max_points: int, max_turns: int) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "kind": {"type": "string", "enum": list(POINT_KINDS)},
-            "text": {"type": "string", "maxLength": 220},
+            "text": {"type": "string", "maxLength": MAX_POINT_CHARS},
             "turns": _turns(max_turns),
         },
         "required": ["kind", "text", "turns"],

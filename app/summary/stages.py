@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.stage import StageReply, call
+from app.backbone.text import sentences
 from app.summary import prompts, schemas
 from app.summary.chunking import Chunk
 from app.summary.grounding import ActionItem, Statement
@@ -75,12 +76,20 @@ def parse_points(data: dict[str, Any] | None) -> list[Statement]:
     for raw in (data or {}).get("points") or []:
         if not isinstance(raw, dict):
             continue
-        text = " ".join(str(raw.get("text") or "").split())
+        text = _complete(" ".join(str(raw.get("text") or "").split()))
         turns = tuple(dict.fromkeys(t for t in raw.get("turns") or []
                                     if isinstance(t, int) and not isinstance(t, bool)))
         if text:
             out.append(Statement(text, turns, str(raw.get("kind") or "discussed")))
     return out
+
+
+def _complete(text: str) -> str:
+    """The text up to its last whole sentence when the length cap cut it off; "" when
+    not even its first sentence was finished (half a statement can say the opposite)."""
+    if len(text) < schemas.MAX_POINT_CHARS - 2 or text.endswith((".", "!", "?")):
+        return text
+    return " ".join(sentences(text)[:-1])
 
 
 def parse_actions(data: dict[str, Any] | None) -> list[ActionItem]:

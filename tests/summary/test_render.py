@@ -55,7 +55,7 @@ def test_markdown_holds_every_section_with_turns_and_times(tmp_path):
     jarvis = section(text, "What Jarvis contributed")
     assert "**Correction**: \u201cActually, the document says planted roofs were installed on " \
            "48 residential buildings." in jarvis
-    assert "(on turn 3, 00:15; the room heard it in full (4.2 s))" in jarvis
+    assert "(after turn 3, 00:15; the room heard it in full (4.2 s))" in jarvis
     assert "The document, page 1: \u201cPlanted roofs were installed on 48 residential " \
            "buildings in the pilot district.\u201d" in jarvis
     questions = text.split("## Open questions", 1)[1].split("## Action items", 1)[0]

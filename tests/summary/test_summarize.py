@@ -109,3 +109,16 @@ def test_a_stopped_summary_raises(meeting):
     with pytest.raises(SummaryCancelled):
         summarize(meeting, llm, progress=progress, cancel=stop)
     assert llm.stages() == ["summary_points"]
+
+
+def test_a_point_the_length_cap_cut_off_keeps_its_whole_sentences_only():
+    from app.summary.schemas import MAX_POINT_CHARS
+    from app.summary.stages import parse_points
+
+    first = "Maya said top floor flats were two degrees cooler."
+    cut = (first + " Alex and Maya then talked about " + "the budget " * 30)[:MAX_POINT_CHARS]
+    alone = ("Alex said " + "the budget " * 30)[:MAX_POINT_CHARS]
+    short = "Ken thinks the sample is small"  # no full stop, but not cut off
+    points = parse_points({"points": [{"kind": "discussed", "text": t, "turns": [1]}
+                                      for t in (cut, alone, short)]})
+    assert [p.text for p in points] == [first, short]
