@@ -95,6 +95,8 @@ class Citation:
     text: str
     rects: tuple[Rect, ...] = ()
     keyword: str = ""
+    document: str = ""  # path of the cited document; "" = the meeting's first (or only) one
+    document_title: str = ""  # its name, set when the meeting has several documents
 
 
 class InterventionKind(str, Enum):

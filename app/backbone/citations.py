@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app.backbone.text import STOPWORDS
+from app.document.library import part_of
 from app.events import Citation
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9%.\-/']*[A-Za-z0-9%]|[A-Za-z0-9]")
@@ -51,14 +52,19 @@ def keyword(sentence_text: str, document_lower: str, max_words: int = 3) -> str:
 
 
 def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[Citation, ...]:
+    """The sentences as Citations; in a meeting with several documents each names its own
+    (the page is that document's page)."""
     out = []
     for sid in sids:
         sentence = document.get(sid)
         if sentence is None:
             continue
+        part = part_of(document, sid)
         out.append(Citation(sid=sid, page=sentence.page, text=sentence.text,
                             rects=tuple(sentence.rects),
-                            keyword=keyword(sentence.text, document_lower)))
+                            keyword=keyword(sentence.text, document_lower),
+                            document="" if part is None else str(part.path),
+                            document_title="" if part is None else part.name))
     return tuple(out)
 
 

@@ -1,4 +1,6 @@
-"""The spoken form: "About {topic}, {text} You'll find this on page N; search for '...'"."""
+"""The spoken form: "About {topic}, {text} You'll find this on page N; search for '...'".
+
+With several documents open the page hint names the document ("page N of <title>")."""
 
 from __future__ import annotations
 
@@ -63,7 +65,14 @@ def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceS
         body = f"About {topic}, {_lower_first(body)}"
     if citation is None or style is UtteranceStyle.OFF:
         return body
+    where = page_hint(citation)
     if style is UtteranceStyle.PAGE_ONLY or not citation.keyword:
-        return f"{body} You'll find this on page {citation.page}."
-    return (f"{body} You'll find this on page {citation.page}; "
-            f"search for '{citation.keyword}' to confirm.")
+        return f"{body} You'll find this on {where}."
+    return f"{body} You'll find this on {where}; search for '{citation.keyword}' to confirm."
+
+
+def page_hint(citation: Citation) -> str:
+    """"page 4", or "page 4 of Budget report" when the meeting has several documents."""
+    if citation.document_title:
+        return f"page {citation.page} of {citation.document_title}"
+    return f"page {citation.page}"

@@ -43,9 +43,15 @@ def _clock(seconds: Any) -> str:
 def _citations(entry: dict[str, Any] | InterventionFate) -> list[str]:
     cited = entry.citations if isinstance(entry, InterventionFate) else entry.get("citations")
     return [
-        f"page {c.get('page')}, [S{c.get('sid')}] \u201c{c.get('text', '')}\u201d"
+        f"{_where(c)}, [S{c.get('sid')}] \u201c{c.get('text', '')}\u201d"
         for c in cited or []
     ]
+
+
+def _where(citation: dict[str, Any]) -> str:
+    """"page 4", or "Budget report, page 4" for a meeting with several documents."""
+    name = citation.get("document_title") or ""
+    return f"{name}, page {citation.get('page')}" if name else f"page {citation.get('page')}"
 
 
 def _delivery_line(entry: dict[str, Any]) -> str:
