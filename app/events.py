@@ -6,8 +6,9 @@ frozen so they can be shared between threads without copying.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 Rect = tuple[float, float, float, float]
 
@@ -79,10 +80,38 @@ class Turn:
     index: int = -1
 
 
+class NameSource(StrEnum):
+    """How a session speaker got its name."""
+
+    USER = "user"  # typed in the window (or a merge carried a name over)
+    VOICE = "voice"  # recognised from a voice remembered in an earlier meeting
+    INTRODUCTION = "introduction"  # the speaker said their name and the user confirmed it
+
+
+SPEAKER_LABEL = re.compile(r"S\d+")  # how the diarizer labels session speakers
+
+
+def is_speaker_label(who: str) -> bool:
+    """A session label (S1, S2, ...) rather than a name."""
+    return SPEAKER_LABEL.fullmatch(who) is not None
+
+
 @dataclass(frozen=True)
 class SpeakerRenamed:
-    speaker: str
+    speaker: str  # session label (S1, S2, ...)
     name: str
+    source: NameSource = NameSource.USER
+    score: float | None = None  # cosine to the remembered voice (source VOICE only)
+
+
+@dataclass(frozen=True)
+class NameOffered:
+    """A speaker seemed to say their name ("Hi, I'm Maya"): the window offers it."""
+
+    speaker: str  # session label
+    name: str
+    turn: int  # the turn's index
+    text: str  # what was said
 
 
 # --- backbone ---------------------------------------------------------------------------

@@ -195,6 +195,9 @@ class SpeechSettings:
     asr_no_speech_threshold: float = 0.6
     asr_compression_ratio_threshold: float = 2.4
     speaker_match_cosine: float = 0.6  # CAM++ on 2 s windows (tuned on AMI and pyannote clips)
+    # A new session speaker takes a remembered voice's name at this cosine or above
+    # (benchmarks/voiceprints.py measures it on the AMI and pyannote clips).
+    voiceprint_match_cosine: float = 0.6
 
 
 @dataclass(frozen=True)

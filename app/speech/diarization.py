@@ -9,6 +9,10 @@ joins (and moves) a speaker; opening a new one needs a clearly lower score *and*
 2 s of evidence, gathered across turns if need be; speakers whose centroids converge are
 merged. Latency is bounded by the turn: one segmentation pass and one embedding per local
 speaker when the turn commits (and the expensive half can run speculatively).
+
+Names: a speaker the user names can be kept as a voiceprint (its centroid and its
+best-evidenced embeddings, app.speech.voiceprints), and a session speaker whose centroid
+matches a remembered voice once it has enough speech takes that name by itself.
 """
 
 from __future__ import annotations
@@ -17,14 +21,16 @@ import importlib.util
 import logging
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from app.events import SpeakerRenamed
+from app.events import NameSource, SpeakerRenamed
+from app.speech import voiceprints
 from app.speech.segmentation import FRAME_DURATION, FRAME_STEP, LocalActivity, Segmenter
+from app.speech.voiceprints import MAX_EXEMPLARS, Voiceprint, best_match
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +49,8 @@ class ClusteringTuning:
     weight_cap: float = 60.0  # older evidence fades beyond this many seconds
     pending_slots: int = 4  # unplaced voices remembered while they gather evidence
     max_speakers: int = 12
+    recognise_after: float = 2.0  # seconds of a speaker's speech before it is compared
+    # with the remembered voices (a thinner centroid is too unsteady to be named by)
 
 
 @dataclass(frozen=True)
@@ -172,11 +180,13 @@ class CamppEmbedder:
 
 @dataclass
 class _Voiceprint:
-    """A running, weight-capped sum of embeddings (a speaker or a pending candidate)."""
+    """A running, weight-capped sum of embeddings (a speaker or a pending candidate), and
+    the best-evidenced embeddings behind it (the exemplars of a voiceprint made from it)."""
 
     total: np.ndarray
     weight: float
     seconds: float = 0.0
+    examples: list[tuple[float, np.ndarray]] = field(default_factory=list)
 
     @property
     def centroid(self) -> np.ndarray:
@@ -186,9 +196,20 @@ class _Voiceprint:
         self.total = self.total + vector * weight
         self.weight += weight
         self.seconds += weight
+        self.keep(vector, weight)
         if self.weight > cap:  # forget old evidence so a voice can drift with the room
             self.total *= cap / self.weight
             self.weight = cap
+
+    def keep(self, vector: np.ndarray, seconds: float) -> None:
+        self.examples.append((seconds, vector))
+        self.examples.sort(key=lambda e: -e[0])
+        del self.examples[MAX_EXEMPLARS:]
+
+
+def _started(vector: np.ndarray, seconds: float) -> _Voiceprint:
+    weight = max(seconds, 0.1)
+    return _Voiceprint(vector * weight, weight, seconds, [(weight, vector)])
 
 
 @dataclass
@@ -208,6 +229,9 @@ class OnlineSpeakerClustering:
         self._pending: list[_Voiceprint] = []
         self.names: dict[str, str] = {}
         self.merged: dict[str, str] = {}  # label -> label it now belongs to
+        self.known: list[Voiceprint] = []  # voices remembered from earlier meetings
+        self.known_threshold = 0.6  # cosine at which a speaker takes a remembered name
+        self._recognised: list[SpeakerRenamed] = []  # names found, not yet announced
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -250,6 +274,11 @@ class OnlineSpeakerClustering:
 
     def place(self, vector: np.ndarray, seconds: float, exclude: set[int] | None = None) -> int:
         """The session speaker (index) for one voice; updates, opens or defers."""
+        index = self._decide(vector, seconds, exclude)
+        self._recognise(index)
+        return index
+
+    def _decide(self, vector: np.ndarray, seconds: float, exclude: set[int] | None) -> int:
         t = self.tuning
         best, score = self.nearest(vector, exclude)
         if best < 0 and not self._live():
@@ -269,7 +298,7 @@ class OnlineSpeakerClustering:
         return best if best >= 0 else overall
 
     def _open(self, vector: np.ndarray, seconds: float) -> int:
-        self._prints.append(_Voiceprint(vector * max(seconds, 0.1), max(seconds, 0.1), seconds))
+        self._prints.append(_started(vector, seconds))
         return len(self._prints) - 1
 
     def _gather(self, vector: np.ndarray, seconds: float) -> int | None:
@@ -281,7 +310,7 @@ class OnlineSpeakerClustering:
             pool = self._pending[int(np.argmax(scores))]
             pool.add(vector, min(seconds, t.update_cap), t.weight_cap)
         else:
-            pool = _Voiceprint(vector * max(seconds, 0.1), max(seconds, 0.1), seconds)
+            pool = _started(vector, seconds)
             self._pending = [*self._pending, pool][-t.pending_slots :]
         if pool.seconds < t.new_evidence or len(self._live()) >= t.max_speakers:
             return None
@@ -308,6 +337,8 @@ class OnlineSpeakerClustering:
                 a.weight + b.weight,
                 a.seconds + b.seconds,
             )
+            for weight, vector in b.examples:
+                a.keep(vector, weight)
             self._alias[gone] = keep
             label, into = f"S{gone + 1}", f"S{keep + 1}"
             self.merged[label] = into
@@ -328,6 +359,44 @@ class OnlineSpeakerClustering:
             return speaker
         return self.names.get(root, self.names.get(speaker, speaker))
 
+    def know(self, prints: list[Voiceprint], threshold: float) -> None:
+        """The remembered voices new speakers are compared with, and at what cosine."""
+        self.known, self.known_threshold = list(prints), threshold
+
+    def _recognise(self, index: int) -> None:
+        """Name a speaker after the remembered voice its centroid matches, once it has
+        said enough; a name another speaker of this meeting has is not given twice."""
+        if index < 0 or not self.known:
+            return
+        root = self._root(index)
+        label = f"S{root + 1}"
+        print_ = self._prints[root]
+        if label in self.names or print_.seconds < self.tuning.recognise_after:
+            return
+        taken = [self.names[s] for s in self.active if s in self.names]
+        match = best_match(print_.centroid, self.known, self.known_threshold, taken)
+        if match is None:
+            return
+        self.names[label] = match.name
+        self._recognised.append(
+            SpeakerRenamed(label, match.name, NameSource.VOICE, round(match.score, 3))
+        )
+        log.info("speaker %s recognised as %s (%.2f)", label, match.name, match.score)
+
+    def take_recognised(self) -> list[SpeakerRenamed]:
+        """Names found from remembered voices since the last call (each once)."""
+        found, self._recognised = self._recognised, []
+        return found
+
+    def voiceprint(self, speaker: str, name: str, now: float) -> Voiceprint:
+        """What this meeting heard of ``speaker`` as a print to remember under ``name``:
+        the centroid and the best-evidenced embeddings behind it."""
+        print_ = self._prints[self._root(int(self.resolve(speaker)[1:]) - 1)]
+        remembered = voiceprints.voiceprint(
+            name, [v for _, v in print_.examples], [w for w, _ in print_.examples], now
+        )
+        return replace(remembered, centroid=print_.centroid, seconds=print_.seconds)
+
 
 def merge_renames(clusters: OnlineSpeakerClustering, announced: set[str]) -> list[SpeakerRenamed]:
     """Renames for merges not yet announced: two session speakers found to be one voice,
@@ -338,6 +407,14 @@ def merge_renames(clusters: OnlineSpeakerClustering, announced: set[str]) -> lis
             announced.add(label)
             events.append(SpeakerRenamed(label, clusters.display(label)))
     return events
+
+
+def speaker_renames(
+    clusters: OnlineSpeakerClustering, announced: set[str]
+) -> list[SpeakerRenamed]:
+    """Every rename the clustering owes the listeners: speakers recognised by their
+    remembered voice, then merges."""
+    return clusters.take_recognised() + merge_renames(clusters, announced)
 
 
 # --- turns ------------------------------------------------------------------------------
@@ -472,3 +549,6 @@ class Diarizer:
 
     def rename(self, speaker: str, name: str) -> None:
         self.clusters.rename(speaker, name)
+
+    def know(self, prints: list[Voiceprint], threshold: float) -> None:
+        self.clusters.know(prints, threshold)

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from app.clock import Clock, RealClock
-from app.events import PartialTranscript, SpeakerRenamed, Turn, WakeEvent
+from app.events import NameSource, PartialTranscript, SpeakerRenamed, Turn, WakeEvent
 from app.settings import SpeechSettings
 from app.speech.asr import LocalAgreement, Word, join_words
 from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
-from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding, merge_renames
+from app.speech.diarization import Diarizer, SpeakerSegment, TurnEmbedding, speaker_renames
 from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
@@ -142,12 +142,12 @@ class SpeechWorker:
                 log.exception("speech subscriber failed on %r", type(event).__name__)
 
     def _announce_merges(self) -> None:
-        for event in merge_renames(self.diarizer.clusters, self._merges_announced):
+        for event in speaker_renames(self.diarizer.clusters, self._merges_announced):
             self._emit(event)
 
-    def rename(self, speaker: str, name: str) -> None:
+    def rename(self, speaker: str, name: str, source: NameSource = NameSource.USER) -> None:
         self.diarizer.rename(speaker, name)
-        self._emit(SpeakerRenamed(speaker, name))
+        self._emit(SpeakerRenamed(speaker, name, source))
 
     # --- thread -------------------------------------------------------------------------
 
