@@ -73,8 +73,45 @@ def _unsaid(fate: InterventionFate) -> Row:
     )
 
 
+def speaker_names(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """The name each speaker of the record is shown by: a session label by its last name,
+    an earlier name (turns after a rename carry the name) by the name that replaced it,
+    and a merged label by the name of the speaker it became."""
+    latest: dict[str, str] = {}  # label -> its last name
+    earlier: dict[str, str] = {}  # a name given before -> the label it was given to
+    for e in entries:
+        if e.get("kind") != "speaker_renamed" or not e.get("name"):
+            continue
+        label, name = str(e.get("speaker", "")), str(e["name"])
+        if label in latest and latest[label] != name:
+            earlier[latest[label]] = label
+        latest[label] = name
+    names = {**{old: latest[label] for old, label in earlier.items()}, **latest}
+    for who, name in names.items():
+        seen = {who}
+        while name in latest and name not in seen:  # a merge named a label: follow it
+            seen.add(name)
+            name = latest[name]
+        names[who] = name
+    return names
+
+
+def _named_row(entry: dict[str, Any]) -> Row | None:
+    """A name the meeting found by itself: a remembered voice, or an introduction."""
+    source, who, name = entry.get("source"), entry.get("speaker"), entry.get("name")
+    if source == "voice":
+        score = entry.get("score")
+        how = f"by voice ({float(score):.2f})" if score is not None else "by voice"
+        return ("decision", f"{who} recognised as {name} {how}", [])
+    if source == "introduction":
+        return ("decision", f"{who} named {name} (introduced themself)", [])
+    return None
+
+
 def _entry_row(entry: dict[str, Any], names: dict[str, str]) -> Row | None:
     kind = entry.get("kind")
+    if kind == "speaker_renamed":
+        return _named_row(entry)
     if kind == "session_started":
         return ("head", f"Document: {entry.get('document') or 'none'}", [])
     if kind == "turn":
@@ -98,9 +135,7 @@ def _entry_row(entry: dict[str, Any], names: dict[str, str]) -> Row | None:
 def _lines(entries: list[dict[str, Any]]) -> list[Row]:
     """Each entry worth showing, in order; an intervention never heard sits where the record
     last mentions it, and a summary of every intervention closes the record."""
-    # A speaker named late in the meeting is named throughout the record.
-    names = {e.get("speaker", ""): e.get("name", "") for e in entries
-             if e.get("kind") == "speaker_renamed"}  # fmt: skip
+    names = speaker_names(entries)  # a speaker named late is named throughout the record
     fates = intervention_fates(entries, ended_cleanly(entries))
     shown = {e.get("id") for e in entries if e.get("kind") == "intervention_delivered"}
     unsaid: dict[int, list[InterventionFate]] = {}
