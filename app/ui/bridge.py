@@ -6,6 +6,7 @@ with a queued connection, so every handler below runs on the GUI thread.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -17,20 +18,28 @@ from app.events import (
     InputLevel,
     PartialTranscript,
     PlaybackReceipt,
+    SettingsChanged,
     SpeakerRenamed,
     Turn,
     VadEvent,
     WakeEvent,
 )
+from app.floor.outputs import SnoozeChanged
 from app.pipeline.events import (
+    AgentProgress,
     ComponentStatus,
     DocumentLoaded,
     HighlightCitation,
+    InputStatus,
     PendingIntervention,
     PipelineError,
     PipelineStopped,
 )
 from app.pipeline.hub import EventHub
+
+# The level meter moves at most this often (seconds of audio), showing the loudest frame
+# since its last move: the GUI is not hopped to once per 32 ms frame.
+METER_INTERVAL = 0.1
 
 
 class Bridge(QObject):
@@ -51,6 +60,10 @@ class Bridge(QObject):
     document = Signal(object)
     stopped = Signal(object)
     play = Signal(object)  # the floor's Play command: the agent starts speaking
+    progress = Signal(object)  # AgentProgress while the agent starts
+    inputStatus = Signal(object)
+    settingsChanged = Signal(object)
+    snooze = Signal(object)  # SnoozeChanged
     _event = Signal(object)
 
     _ROUTES: tuple[tuple[type, str], ...] = (
@@ -70,18 +83,38 @@ class Bridge(QObject):
         (PipelineError, "error"),
         (DocumentLoaded, "document"),
         (PipelineStopped, "stopped"),
+        (AgentProgress, "progress"),
+        (InputStatus, "inputStatus"),
+        (SettingsChanged, "settingsChanged"),
+        (SnoozeChanged, "snooze"),
     )
 
     def __init__(self, hub: EventHub, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self._meter_lock = threading.Lock()
+        self._peak = 0.0
+        self._meter_at = float("-inf")
         self._unsubscribe = hub.subscribe(self.deliver)
 
     def deliver(self, event: Any) -> None:
         """Called on any thread."""
         if isinstance(event, InputLevel):
-            return  # per-frame levels are for the floor, not worth a GUI hop each
+            event = self._meter(event)
+            if event is None:
+                return
         self._event.emit(event)
+
+    def _meter(self, level: InputLevel) -> InputLevel | None:
+        """The loudest level since the meter last moved, once per ``METER_INTERVAL``."""
+        with self._meter_lock:
+            self._peak = max(self._peak, level.rms)
+            if level.time < self._meter_at:  # capture restarted: its time starts again
+                self._meter_at = float("-inf")
+            if level.time - self._meter_at < METER_INTERVAL:
+                return None
+            peak, self._peak, self._meter_at = self._peak, 0.0, level.time
+        return InputLevel(level.time, peak, level.is_speech)
 
     @Slot(object)
     def _dispatch(self, event: Any) -> None:

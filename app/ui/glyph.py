@@ -18,6 +18,9 @@ class AgentGlyph(QWidget):
         self.name = QLabel(f"<b>{name}</b>")
         self.name.setStyleSheet("font-size: 18px;")
         self.state_label = QLabel()
+        self.note = QLabel()  # what holds the agent back ("Snoozed until 14:05")
+        self.note.setStyleSheet("color:#6e7781;font-size:13px;")
+        self.note.hide()
         self.pending = QLabel()
         self.pending.setWordWrap(True)
         self.pending.setStyleSheet(
@@ -27,6 +30,7 @@ class AgentGlyph(QWidget):
         text = QVBoxLayout()
         text.addWidget(self.name)
         text.addWidget(self.state_label)
+        text.addWidget(self.note)
         row = QHBoxLayout()
         row.addWidget(self.icon)
         row.addLayout(text, 1)
@@ -45,6 +49,10 @@ class AgentGlyph(QWidget):
         self.icon.setToolTip(STATE_LABELS[state])
         if state not in (AgentState.HAND_RAISED, AgentState.SPEAKING):
             self.show_pending(None)
+
+    def set_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def show_pending(self, intervention: Intervention | None) -> None:
         if intervention is None or not intervention.text:

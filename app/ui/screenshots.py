@@ -1,8 +1,11 @@
-"""Screenshots of the window in its three telling states, for the README and the tests.
+"""Screenshots of the window in its telling states, for the README and the tests.
 
 Drives a real window, pipeline and floor FSM on a simulated clock through the demo
-meeting: the transcript fills, the agent raises its hand with the correction of the
-planted fact, then gets the floor and speaks with the arrow on the cited sentence.
+meeting: the agent reads the document (with its progress), the transcript fills while
+the microphone's level moves, the agent raises its hand with the correction of the
+planted fact, then gets the floor and speaks with the arrow on the cited sentence; then
+it is snoozed, paused, and the settings dialog shows the device pickers. The voice plays
+as text here, and the window shows it as available: the normal state, without a banner.
 
     python -m app.ui.screenshots docs/screenshots
 """
@@ -16,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from app.clock import SimulatedClock
-from app.events import Citation, Intervention, InterventionKind
+from app.events import Citation, InputLevel, Intervention, InterventionKind
 from app.pipeline.demo import DemoAssets
+from app.pipeline.events import AgentProgress, InputState, InputStatus, WarmStage
 from app.pipeline.pipeline import Pipeline
+from app.pipeline.playback import TextOnlyPlayer
 from app.pipeline.scripted import load_turns
 from app.settings import FloorMode, Settings
 
-STATES = ("listening", "hand_raised", "speaking")
+STATES = ("warming", "listening", "hand_raised", "speaking", "snoozed", "paused", "settings")
 
 
 def planted_correction(document: Any, assets: DemoAssets) -> Intervention:
@@ -51,9 +56,11 @@ def _settle(app: object, window: object, clock: SimulatedClock, seconds: float) 
     from PySide6.QtCore import QCoreApplication, QThread
 
     steps = max(1, int(seconds / 0.1))
-    for _ in range(steps):
+    for i in range(steps):
         clock.advance(0.1)
         window.pipeline._floor.tick()  # type: ignore[attr-defined]
+        rms = 0.02 + 0.015 * (i % 3)  # someone talking, as the meter shows it
+        window.pipeline.hub.publish(InputLevel(clock.now(), rms, True))  # type: ignore
         QCoreApplication.processEvents()
     QThread.msleep(300)  # the glyph debounce is wall-clock
     QCoreApplication.processEvents()
@@ -73,16 +80,23 @@ def capture(out_dir: Path, assets: DemoAssets | None = None) -> list[Path]:
     clock = SimulatedClock(0.0)
     pipeline = Pipeline(settings, clock=clock)
     pipeline.tick_floor = False
-    window = MainWindow(pipeline, Preferences(mode="hand_raise"), save_prefs=False)
+    pipeline.player = TextOnlyPlayer(clock, pipeline.feed)
+    prefs = Preferences(mode="hand_raise")
+    window = MainWindow(pipeline, prefs, save_prefs=False)
     window.resize(1280, 800)
     window.show()
     window.open_pdf(assets.pdf, start_agent=False)
     if not pipeline.open_document(assets.pdf):
         raise RuntimeError("the demo document could not be indexed")
-    pipeline._start_floor()
-    turns = load_turns(assets.transcript)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
+    pipeline.hub.publish(AgentProgress(WarmStage.READING, 0.4))
+    _settle_gui()
+    paths.append(_save(window, out_dir / "warming.png"))
+    pipeline._start_floor()
+    pipeline.set_status("backbone", True)
+    pipeline.hub.publish(InputStatus(InputState.LISTENING, ""))
+    turns = load_turns(assets.transcript)
     for turn in turns[:5]:
         clock.advance(max(0.0, turn.end - clock.now()))
         pipeline.feed(turn)
@@ -95,8 +109,49 @@ def capture(out_dir: Path, assets: DemoAssets | None = None) -> list[Path]:
     window.hand.click()
     _settle(app, window, clock, 1.0)
     paths.append(_save(window, out_dir / "speaking.png"))
+    pipeline._floor.player.stop()  # type: ignore[union-attr]
+    _settle(app, window, clock, 0.5)
+    _wait_for(lambda: window.pdf.overlay is None)  # the arrow has faded
+    window.snooze(15)
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "snoozed.png"))
+    window.snooze(0)
+    window.pause.click()
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "paused.png"))
+    window.pause.click()
+    paths.append(_save_settings(prefs, out_dir / "settings.png"))
     window.close()
     return paths
+
+
+def _wait_for(done: Any, seconds: float = 4.0) -> None:
+    from PySide6.QtCore import QCoreApplication, QThread
+
+    for _ in range(int(seconds / 0.05)):
+        if done():
+            return
+        QThread.msleep(50)
+        QCoreApplication.processEvents()
+
+
+def _settle_gui() -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    for _ in range(3):
+        QCoreApplication.processEvents()
+
+
+def _save_settings(prefs: Any, path: Path) -> Path:
+    from app.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(prefs)
+    dialog.adjustSize()
+    dialog.show()
+    _settle_gui()
+    path = _save(dialog, path)
+    dialog.close()
+    return path
 
 
 def _save(window: object, path: Path) -> Path:

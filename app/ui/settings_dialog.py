@@ -1,4 +1,5 @@
-"""The settings dialog: devices, wake sensitivity, voice, models, utterance style, patience."""
+"""The settings dialog: devices, wake sensitivity, voice, models, utterance style, patience
+and proactivity. Devices, voice, patience and proactivity apply to the running agent."""
 
 from __future__ import annotations
 
@@ -18,30 +19,66 @@ from app.settings import Patience, UtteranceStyle
 from app.ui.settings_store import Preferences
 
 DEFAULT_DEVICE = "System default"
+VOICE_ENGINES = ("kokoro", "piper")
 
 
-def _devices(kind: str) -> list[str]:
+def device_names(kind: str) -> list[str]:
+    """Names of the devices with ``kind`` ("input" or "output") channels, as PortAudio
+    lists them (``sounddevice.query_devices``)."""
     try:
         from app.speech.audio import list_devices
 
-        return [d["name"] for d in list_devices(kind)]
+        return [str(d["name"]) for d in list_devices(kind)]
     except Exception:  # no PortAudio or no speech package: default only
         return []
+
+
+def default_device_name(kind: str) -> str:
+    """The system's default ``kind`` device, or "" when there is none to ask."""
+    try:
+        import sounddevice as sd
+
+        return str(sd.query_devices(kind=kind)["name"])
+    except Exception:
+        return ""
+
+
+def device_label(name: str, kind: str) -> str:
+    """How the window names a device: its name, or the default with the default's name."""
+    if name:
+        return name
+    default = default_device_name(kind)
+    if not default or default.lower() == "default":  # ALSA names its default "default"
+        return DEFAULT_DEVICE
+    return f"{DEFAULT_DEVICE} ({default})"
 
 
 class SettingsDialog(QDialog):
     def __init__(self, prefs: Preferences, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Jarvis settings")
+        self.setMinimumWidth(480)
         self._prefs = prefs
         form = QFormLayout(self)
         self.input = self._device_combo("input", prefs.input_device)
         self.output = self._device_combo("output", prefs.output_device)
+        self.output.setToolTip("Jarvis speaks here; echo cancellation follows this device.")
         self.wake = QDoubleSpinBox()
         self.wake.setRange(0.05, 0.95)
         self.wake.setSingleStep(0.05)
         self.wake.setValue(prefs.wake_sensitivity)
+        self.engine = QComboBox()
+        self.engine.addItems(list(VOICE_ENGINES))
+        if prefs.voice_engine not in VOICE_ENGINES:
+            self.engine.addItem(prefs.voice_engine)
+        self.engine.setCurrentText(prefs.voice_engine)
         self.voice = QLineEdit(prefs.voice)
+        self.voice.setPlaceholderText("a Kokoro voice, e.g. af_heart")
+        self.speed = QDoubleSpinBox()
+        self.speed.setRange(0.5, 2.0)
+        self.speed.setSingleStep(0.1)
+        self.speed.setSuffix(" \u00d7")
+        self.speed.setValue(prefs.speed)
         self.llm = QLineEdit(prefs.llm_model)
         self.llm.setPlaceholderText(
             "embedded default (llm-1.5b), a .gguf path or http://host:port/v1"
@@ -55,15 +92,24 @@ class SettingsDialog(QDialog):
         self.patience = QComboBox()
         self.patience.addItems([p.value for p in Patience])
         self.patience.setCurrentText(prefs.patience)
+        self.gap = QDoubleSpinBox()
+        self.gap.setRange(0.0, 120.0)
+        self.gap.setDecimals(0)
+        self.gap.setSuffix(" min")
+        self.gap.setSpecialValueText("No limit")
+        self.gap.setValue(prefs.proactive_gap_minutes)
         for label, widget in (
             ("Microphone", self.input),
             ("Loudspeaker", self.output),
             ("Wake word sensitivity", self.wake),
+            ("Voice engine", self.engine),
             ("Voice", self.voice),
+            ("Speaking rate", self.speed),
             ("Language model", self.llm),
             ("Speech recognition", self.asr),
             ("Citation in speech", self.utterance_style),
             ("Patience", self.patience),
+            ("At most one remark every", self.gap),
         ):
             form.addRow(label, widget)
         buttons = QDialogButtonBox(
@@ -74,27 +120,30 @@ class SettingsDialog(QDialog):
         form.addRow(buttons)
 
     def _device_combo(self, kind: str, current: str) -> QComboBox:
+        """The default first (its data ""), then every device by name; a remembered device
+        that is not plugged in stays listed, so choosing again is never forced."""
         combo = QComboBox()
-        combo.addItem(DEFAULT_DEVICE)
-        combo.addItems(_devices(kind))
+        combo.addItem(device_label("", kind), "")
+        for name in device_names(kind):
+            combo.addItem(name, name)
         if current:
-            if combo.findText(current) < 0:
-                combo.addItem(current)
-            combo.setCurrentText(current)
+            if combo.findData(current) < 0:
+                combo.addItem(f"{current} (not connected)", current)
+            combo.setCurrentIndex(combo.findData(current))
         return combo
 
     def preferences(self) -> Preferences:
-        def device(combo: QComboBox) -> str:
-            return "" if combo.currentText() == DEFAULT_DEVICE else combo.currentText()
-
         return replace(
             self._prefs,
-            input_device=device(self.input),
-            output_device=device(self.output),
+            input_device=str(self.input.currentData() or ""),
+            output_device=str(self.output.currentData() or ""),
             wake_sensitivity=self.wake.value(),
+            voice_engine=self.engine.currentText(),
             voice=self.voice.text().strip() or self._prefs.voice,
+            speed=round(self.speed.value(), 2),
             llm_model=self.llm.text().strip(),
             asr_model=self.asr.currentText(),
             utterance_style=self.utterance_style.currentText(),
             patience=self.patience.currentText(),
+            proactive_gap_minutes=self.gap.value(),
         )

@@ -1,4 +1,5 @@
-"""User preferences remembered between runs (QSettings), mapped onto ``Settings``."""
+"""User preferences remembered between runs (QSettings), mapped onto ``Settings``, and the
+ones the running agent takes at once (``live_changes``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 
+from app.events import Setting, SettingValue
 from app.settings import FloorMode, Patience, Settings, UtteranceStyle
 
 MAX_RECENT = 8
@@ -15,9 +17,12 @@ MAX_RECENT = 8
 @dataclass
 class Preferences:
     input_device: str = ""  # "" = system default
-    output_device: str = ""
+    output_device: str = ""  # "" = system default; the echo reference follows it
     wake_sensitivity: float = 0.5
+    voice_engine: str = "kokoro"
     voice: str = "af_heart"
+    speed: float = 1.0  # a multiple of the voice's normal rate
+    proactive_gap_minutes: float = 0.0  # at most one proactive remark per this; 0 = no limit
     llm_model: str = ""  # "" = the embedded default
     asr_model: str = "tiny.en"
     utterance_style: str = UtteranceStyle.FULL.value
@@ -34,15 +39,49 @@ class Preferences:
                 wake_threshold=1.0 - self.wake_sensitivity,
                 asr_model=self.asr_model,
             ),
-            voice=replace(settings.voice, voice=self.voice),
+            voice=replace(
+                settings.voice, engine=self.voice_engine, voice=self.voice, speed=self.speed
+            ),
             utterance=replace(settings.utterance, style=UtteranceStyle(self.utterance_style)),
             ledger=replace(settings.ledger, patience=Patience(self.patience)),
-            floor=replace(settings.floor, mode=FloorMode(self.mode)),
+            floor=replace(
+                settings.floor,
+                mode=FloorMode(self.mode),
+                proactive_gap=self.proactive_gap_minutes * 60.0,
+            ),
         )
+
+    def live(self) -> dict[Setting, SettingValue]:
+        """What the running agent takes from these preferences without a restart."""
+        return {
+            Setting.PATIENCE: self.patience,
+            Setting.MODE: self.mode,
+            Setting.PROACTIVE_GAP: self.proactive_gap_minutes * 60.0,
+            Setting.VOICE_ENGINE: self.voice_engine,
+            Setting.VOICE: self.voice,
+            Setting.SPEED: self.speed,
+            Setting.INPUT_DEVICE: self.input_device,
+            Setting.OUTPUT_DEVICE: self.output_device,
+        }
 
     def add_recent(self, path: str) -> None:
         self.recent_files = [path] + [p for p in self.recent_files if p != path]
         del self.recent_files[MAX_RECENT:]
+
+
+# Preferences read when the agent starts: a change waits for the next start.
+AT_START = ("wake_sensitivity", "llm_model", "asr_model", "utterance_style")
+
+
+def live_changes(old: Preferences, new: Preferences) -> list[tuple[Setting, SettingValue]]:
+    """The settings to change on the running agent, in a fixed order."""
+    before, after = old.live(), new.live()
+    return [(s, v) for s, v in after.items() if before[s] != v]
+
+
+def start_changes(old: Preferences, new: Preferences) -> list[str]:
+    """The changed preferences that apply only when the agent next starts."""
+    return [name for name in AT_START if getattr(old, name) != getattr(new, name)]
 
 
 def _store(organization: str, application: str) -> QSettings:

@@ -67,6 +67,11 @@ class TranscriptView(QTextBrowser):
         )
         self._refresh()
 
+    def add_notice(self, text: str) -> None:
+        """A line about the agent itself (a snooze, a setting changed), not a turn."""
+        self.rows.append(_Row("", text, self.rows[-1].start if self.rows else 0.0))
+        self._refresh()
+
     def rename(self, speaker: str, name: str) -> None:
         self.names[speaker] = name
         self._refresh()
@@ -93,6 +98,8 @@ class TranscriptView(QTextBrowser):
                 f'<p style="background:#eef4ff;"><span style="color:{AGENT_COLOR};">'
                 f"<b>\u25b6 Jarvis</b></span> {text}{cite_html}{note}</p>"
             )
+        if not row.speaker:
+            return f'<p style="color:#6e7781;"><small><i>{text}</i></small></p>'
         name = html.escape(self.name_of(row.speaker))
         color = self._color(row.speaker)
         link = bytes(QUrl.toPercentEncoding(row.speaker).data()).decode()

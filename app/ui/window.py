@@ -1,10 +1,16 @@
-"""The main window: PDF viewer with citation arrow, agent glyph, hand button, transcript."""
+"""The main window: PDF viewer with citation arrow, agent glyph, hand button, transcript.
+
+Its status says what the agent is doing: reading the document while it starts (with the
+model's progress), which microphone it listens on (with a live level), paused, snoozed.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -15,6 +21,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QToolButton,
@@ -22,11 +30,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.events import AgentState, Citation, Decision, Turn, WakeEvent
+from app.events import (
+    AgentState,
+    Citation,
+    Decision,
+    InputLevel,
+    Setting,
+    SettingsChanged,
+    Turn,
+    WakeEvent,
+)
+from app.floor.outputs import SnoozeChanged, SnoozeSource
 from app.pipeline.events import (
+    AgentProgress,
     ComponentStatus,
     DocumentLoaded,
     HighlightCitation,
+    InputState,
+    InputStatus,
     PendingIntervention,
     PipelineError,
 )
@@ -38,8 +59,8 @@ from app.ui.earcon import Earcons
 from app.ui.glyph import AgentGlyph
 from app.ui.pdf_view import PdfError, PdfView
 from app.ui.recovery import RecoveryBar
-from app.ui.settings_dialog import SettingsDialog
-from app.ui.settings_store import Preferences, save_preferences
+from app.ui.settings_dialog import SettingsDialog, device_label
+from app.ui.settings_store import Preferences, live_changes, save_preferences, start_changes
 from app.ui.summary_action import SummaryAction
 from app.ui.theme import app_icon, state_pixmap
 from app.ui.transcript import TranscriptView
@@ -53,6 +74,20 @@ COMPONENT_NAMES = {
     "voice": "Voice output",
     "document": "Document",
 }
+SNOOZE_MINUTES = (5, 15, 60)
+METER_FLOOR_DB = -60.0  # the level meter's empty end; full scale (0 dBFS) fills it
+
+
+def meter_percent(rms: float) -> int:
+    """An input RMS on the meter: 0 at -60 dBFS or below, 100 at full scale."""
+    if rms <= 0:
+        return 0
+    db = 20.0 * math.log10(rms)
+    return max(0, min(100, round(100 * (1 - db / METER_FLOOR_DB))))
+
+
+def snooze_text(until_wall: datetime) -> str:
+    return f"Snoozed until {until_wall:%H:%M}"
 
 
 class MessageBar(QWidget):
@@ -98,6 +133,8 @@ class MainWindow(QMainWindow):
         self.on_close: list[Callable[[], None]] = []
         self._missing: dict[str, str] = {}
         self._pending_state: AgentState | None = None
+        self._input: InputStatus | None = None
+        self.snoozed_until: datetime | None = None  # wall-clock end of a snooze
         self.setWindowTitle("Jarvis for the room")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -132,14 +169,22 @@ class MainWindow(QMainWindow):
             self.patience.addItem(f"Patience: {p.value}", p)
         self.pause = QPushButton("Pause agent")
         self.pause.setCheckable(True)
+        self.snooze_menu = QMenu("&Snooze", self)
+        self.snooze_button = QToolButton()
+        self.snooze_button.setText("Snooze")
+        self.snooze_button.setToolTip("No proactive remarks for a while; questions still work")
+        self.snooze_button.setMenu(self.snooze_menu)
+        self.snooze_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.transcript = TranscriptView()
         controls = QHBoxLayout()
         controls.addWidget(self.mode)
         controls.addWidget(self.patience)
+        controls.addWidget(self.snooze_button)
         controls.addWidget(self.pause)
         side = QWidget()
         col = QVBoxLayout(side)
         col.addWidget(self.glyph)
+        col.addLayout(self._status_rows())
         col.addWidget(self.hand)
         col.addLayout(controls)
         col.addWidget(QLabel("<b>Transcript</b> <small>(click a name to rename)</small>"))
@@ -171,6 +216,30 @@ class MainWindow(QMainWindow):
         self.patience.setCurrentIndex(self.patience.findData(Patience(self.prefs.patience)))
         self._update_hand(AgentState.IDLE)
 
+    def _status_rows(self) -> QVBoxLayout:
+        """The agent starting (with progress) and the microphone (with its level)."""
+        self.warm_label = QLabel()
+        self.warm_bar = QProgressBar()
+        self.warm_bar.setRange(0, 100)
+        self.warm_bar.setTextVisible(False)
+        self.warm_bar.setFixedHeight(8)
+        self.input_label = QLabel("Microphone: not started")
+        self.input_label.setStyleSheet("color:#57606a;")
+        self.meter = QProgressBar()
+        self.meter.setRange(0, 100)
+        self.meter.setTextVisible(False)
+        self.meter.setFixedSize(120, 8)
+        self.meter.setToolTip("Input level")
+        mic = QHBoxLayout()
+        mic.addWidget(self.input_label, 1)
+        mic.addWidget(self.meter)
+        rows = QVBoxLayout()
+        rows.addWidget(self.warm_label)
+        rows.addWidget(self.warm_bar)
+        rows.addLayout(mic)
+        self._show_warming(None)
+        return rows
+
     def _menus(self) -> None:
         file = self.menuBar().addMenu("&File")
         self.open_action = QAction(
@@ -198,6 +267,14 @@ class MainWindow(QMainWindow):
         dismiss = QAction("Lower hand / stop speaking", self, shortcut=QKeySequence("Esc"))
         dismiss.triggered.connect(self.pipeline.lower_hand)
         agent.addAction(dismiss)
+        for minutes in SNOOZE_MINUTES:
+            action = self.snooze_menu.addAction(f"Snooze for {minutes} minutes")
+            action.triggered.connect(lambda _=False, m=minutes: self.snooze(m))
+        self.snooze_menu.addSeparator()
+        self.unsnooze_action = self.snooze_menu.addAction("Speak up again now")
+        self.unsnooze_action.triggered.connect(lambda: self.snooze(0))
+        self.unsnooze_action.setEnabled(False)
+        agent.addMenu(self.snooze_menu)
         settings = QAction("&Settings\u2026", self)
         settings.triggered.connect(self.ask_settings)
         agent.addAction(settings)
@@ -223,6 +300,11 @@ class MainWindow(QMainWindow):
         b.component.connect(self._on_component)
         b.error.connect(self._on_error)
         b.document.connect(self._on_document)
+        b.progress.connect(self._show_warming)
+        b.inputStatus.connect(self._on_input)
+        b.level.connect(self._on_level)
+        b.snooze.connect(self._on_snooze)
+        b.settingsChanged.connect(self._on_setting)
         self.hand.clicked.connect(self._on_hand)
         self.mode.currentIndexChanged.connect(self._on_mode)
         self.patience.currentIndexChanged.connect(self._on_patience)
@@ -256,8 +338,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _load_agent(self, path: Path) -> None:
-        self.pipeline.hub.publish(ComponentStatus("backbone", False, "loading the document\u2026"))
-        if self.pipeline.open_document(path):
+        if self.pipeline.open_document(path):  # says how far it got as it goes
             self.pipeline.start_agent(self.prefs.llm_model or None)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
@@ -309,11 +390,24 @@ class MainWindow(QMainWindow):
     def ask_settings(self) -> None:
         dialog = SettingsDialog(self.prefs, self)
         if dialog.exec():
-            self.prefs = dialog.preferences()
-            self.patience.setCurrentIndex(self.patience.findData(Patience(self.prefs.patience)))
-            if self.save_prefs:
-                save_preferences(self.prefs)
-            self.status_label.setText("Settings saved; devices and models apply on next start.")
+            self.apply_preferences(dialog.preferences())
+
+    def apply_preferences(self, prefs: Preferences) -> None:
+        """Take the dialog's preferences: the running agent changes at once where it can,
+        and they are remembered."""
+        old, self.prefs = self.prefs, prefs
+        for setting, value in live_changes(old, prefs):
+            self.pipeline.change_setting(setting, value)
+        self.earcons.device = prefs.output_device or None
+        self.patience.setCurrentIndex(self.patience.findData(Patience(prefs.patience)))
+        if self.save_prefs:
+            save_preferences(prefs)
+        later = start_changes(old, prefs)
+        self.status_label.setText(
+            "Settings applied."
+            + (f" {', '.join(n.replace('_', ' ') for n in later)}: from the next start."
+               if later else "")
+        )
 
     # --- pipeline events ------------------------------------------------------------
 
@@ -371,6 +465,8 @@ class MainWindow(QMainWindow):
         self.earcons.play("wake")
 
     def _on_component(self, status: ComponentStatus) -> None:
+        if status.component == "backbone":
+            self._show_warming(None)  # started, or the banner says why not
         if status.available:
             self._missing.pop(status.component, None)
         else:
@@ -422,18 +518,94 @@ class MainWindow(QMainWindow):
             self.pipeline.lower_hand()
 
     def _on_mode(self, _index: int) -> None:
-        mode = self.mode.currentData()
+        mode = FloorMode(self.mode.currentData())  # Qt hands the enum back as its str
         self.prefs.mode = mode.value
         self.pipeline.set_mode(mode)
 
     def _on_patience(self, _index: int) -> None:
-        patience = self.patience.currentData()
+        patience = Patience(self.patience.currentData())
         self.prefs.patience = patience.value
         self.pipeline.set_patience(patience)
 
     def _on_pause(self, paused: bool) -> None:
         self.pause.setText("Resume agent" if paused else "Pause agent")
         self.pipeline.set_paused(paused)
+        self._show_input()
+
+    # --- honest status --------------------------------------------------------------
+
+    def _show_warming(self, progress: AgentProgress | None) -> None:
+        """What the agent does before it follows the meeting; hidden once it does."""
+        self.warm_label.setVisible(progress is not None)
+        self.warm_bar.setVisible(progress is not None)
+        if progress is None:
+            return
+        self.warm_label.setText(progress.text)
+        if progress.fraction is None:
+            self.warm_bar.setRange(0, 0)  # busy: no fraction to show
+        else:
+            self.warm_bar.setRange(0, 100)
+            self.warm_bar.setValue(round(progress.fraction * 100))
+
+    def _on_input(self, status: InputStatus) -> None:
+        self._input = status
+        if status.state != InputState.LISTENING:
+            self.meter.setValue(0)
+        self._show_input()
+
+    def _show_input(self) -> None:
+        status = self._input
+        if status is None:
+            return
+        source = status.source
+        name = source if source.startswith("recording ") else device_label(source, "input")
+        if status.state == InputState.SWITCHING:
+            text = f"Switching to {name}\u2026"
+        elif status.state == InputState.LOST:
+            text = f"Microphone lost, retrying: {name}"
+        elif status.state == InputState.STOPPED:
+            text = f"Stopped listening: {name}"
+        elif self.pause.isChecked():
+            text = f"Paused \u2014 Jarvis ignores the room: {name}"
+        else:
+            text = f"Listening: {name}"
+        self.input_label.setText(text)
+
+    def _on_level(self, level: InputLevel) -> None:
+        self.meter.setValue(meter_percent(level.rms))
+
+    def snooze(self, minutes: float) -> None:
+        """From the window: no proactive remarks for ``minutes`` (0: speak up again)."""
+        self.pipeline.snooze(minutes * 60.0)
+
+    def _on_snooze(self, change: SnoozeChanged) -> None:
+        if change.until is None:
+            self.snoozed_until = None
+            self.glyph.set_note("")
+            self.snooze_button.setToolTip("No proactive remarks for a while; questions still work")
+            self.unsnooze_action.setEnabled(False)
+            if change.source != SnoozeSource.EXPIRED:
+                self.transcript.add_notice("Jarvis may speak up again.")
+            return
+        left = change.until - self.pipeline.clock.now()
+        self.snoozed_until = datetime.now() + timedelta(seconds=max(0.0, left))
+        text = snooze_text(self.snoozed_until)
+        self.glyph.set_note(text)
+        self.snooze_button.setToolTip(text)
+        self.unsnooze_action.setEnabled(True)
+        by = "by voice" if change.source == SnoozeSource.VOICE else "from the window"
+        self.transcript.add_notice(f"{text} (asked {by}); questions are still answered.")
+
+    def _on_setting(self, change: SettingsChanged) -> None:
+        """Keep the controls in step with the running agent (a change from anywhere)."""
+        if change.setting == Setting.MODE:
+            index = self.mode.findData(FloorMode(str(change.new)))
+            if index != self.mode.currentIndex():
+                self.mode.setCurrentIndex(index)
+        elif change.setting == Setting.PATIENCE:
+            index = self.patience.findData(Patience(str(change.new)))
+            if index != self.patience.currentIndex():
+                self.patience.setCurrentIndex(index)
 
     # --- shutdown -------------------------------------------------------------------
 
