@@ -369,8 +369,9 @@ class Pipeline:
     # --- settings that apply live ---------------------------------------------------
 
     def setting(self, setting: Setting) -> SettingValue:
-        """The value the running agent uses now."""
+        """The value the running agent uses now (the microphone: the one capturing)."""
         s = self.settings
+        microphone = getattr(getattr(self._speech, "source", None), "device", self.input_device)
         values: dict[Setting, SettingValue] = {
             Setting.PATIENCE: s.ledger.patience.value,
             Setting.MODE: s.floor.mode.value,
@@ -378,7 +379,7 @@ class Pipeline:
             Setting.VOICE_ENGINE: s.voice.engine,
             Setting.VOICE: s.voice.voice,
             Setting.SPEED: s.voice.speed,
-            Setting.INPUT_DEVICE: self.input_device or "",
+            Setting.INPUT_DEVICE: "" if microphone is None else str(microphone),
             Setting.OUTPUT_DEVICE: self.voice_device or "",
         }
         return values[setting]

@@ -462,3 +462,22 @@ def test_llama_reports_reading_the_document_prefix():
     assert total > 2 * 256 and len(seen) - 1 == again
     assert [d for d, _ in seen[:again]] == sorted(d for d, _ in seen[:again])
     assert seen[again - 1] == (total, total) and seen[-1] == (total, total)
+
+
+def test_back_to_the_default_microphone_from_the_one_capture_started_on(tmp_path):
+    """The running capture's device is the current value, whatever the pipeline was told."""
+    pytest.importorskip("app.speech.worker", reason="the speech worker is not installed")
+    from app.speech.worker import SpeechTuning, SpeechWorker
+
+    pipeline, events = _pipeline(tmp_path)
+    mic = RoomMicrophone("Desk mic")
+    worker = SpeechWorker(mic, pipeline.settings.speech, transcriber=object(),
+                          vad=lambda frame: 0.0, tuning=SpeechTuning(device_retry=0.05))
+    pipeline.attach_speech(worker)
+    worker.start()
+    assert pipeline.setting(Setting.INPUT_DEVICE) == "Desk mic"
+    pipeline.change_setting(Setting.INPUT_DEVICE, "")
+    assert _wait(lambda: mic.opened == ["Desk mic", None])
+    worker.stop()
+    pipeline.stop()
+    assert _changes(tmp_path) == [("input_device", "Desk mic", "")]
