@@ -66,6 +66,7 @@ def replay_markdown(report: ReplayReport, meta: dict[str, Any]) -> str:
         f"{report.claim_matching.repeats} repeated reports on an event counted on the same "
         f"claim ({_cell(report.claim_matching.rate)}%).",
         *_false_corrections(report),
+        *_utterance_defects(report),
         f"Per-turn backbone latency: p50 {_cell(lat.p50_ms)} ms, p95 {_cell(lat.p95_ms)} ms, "
         f"mean {_cell(lat.mean_ms)} ms.",
         stages,
@@ -84,6 +85,21 @@ def _false_corrections(report: ReplayReport) -> list[str]:
             ["document", "conversation", "turn", "trigger turns", "why"],
             [[f.document, f.conversation, f.turn, ", ".join(map(str, f.trigger_turns)),
               f.reason.removeprefix("veto: ").replace("|", "/")] for f in false]))
+    return lines
+
+
+def _utterance_defects(report: ReplayReport) -> list[str]:
+    """The defect counts by kind, then a sample of what was said with its defects."""
+    found = report.utterance_defects
+    kinds = ", ".join(f"{kind} {n}" for kind, n in found.by_kind.items()) or "none"
+    lines = [f"Utterance defects: {found.count} in {found.spoken} spoken texts ({kinds})."]
+    samples = found.samples()
+    if samples:
+        lines.append(markdown_table(
+            ["document", "conversation", "turn", "said", "defects"],
+            [[s.document, s.conversation, s.turn, s.text.replace("|", "/"),
+              "; ".join(f"{d.kind.value}: {d.detail}" for d in s.defects).replace("|", "/")
+              or "–"] for s in samples]))  # fmt: skip
     return lines
 
 

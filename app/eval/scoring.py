@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.backbone.text import sentences
 from app.backbone.verdict import NON_ACTIONABLE
 from app.backbone.veto import CONTRADICTING, StatedValueVeto
 from app.eval.dataset import BenchmarkSet, Conversation, DocumentCase, Event
+from app.eval.defects import Defect, check_utterance, page_text
 from app.eval.records import DecisionRecord
 from app.eval.text import canonical_tokens, contains_any, is_abstention
 from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
@@ -108,6 +110,53 @@ class FalseCorrection:
 
 
 @dataclass(frozen=True)
+class SpokenDefects:
+    """One spoken intervention and the defects the utterance checks found in it."""
+
+    document: str
+    conversation: str
+    turn: int
+    text: str
+    defects: tuple[Defect, ...]
+
+
+@dataclass(frozen=True)
+class UtteranceDefects:
+    """Defects over every spoken intervention (app/eval/defects.py): ``spoken`` texts
+    checked, ``lines`` each one with its defects (none for a clean one)."""
+
+    spoken: int
+    lines: tuple[SpokenDefects, ...]
+    samples_max: int = 10
+
+    @property
+    def count(self) -> int:
+        return sum(len(line.defects) for line in self.lines)
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        return dict(sorted(Counter(d.kind.value for line in self.lines
+                                   for d in line.defects).items()))
+
+    def samples(self) -> list[SpokenDefects]:
+        """What was said: the defective texts first, then clean ones, up to the cap."""
+        ordered = sorted(self.lines, key=lambda line: not line.defects)
+        return ordered[: self.samples_max]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "count": self.count, "of_spoken": self.spoken,
+            "with_defects": sum(bool(line.defects) for line in self.lines),
+            "by_kind": self.by_kind,
+            "samples": [{"document": s.document, "conversation": s.conversation,
+                         "turn": s.turn, "text": s.text,
+                         "defects": [{"kind": d.kind.value, "sentence": d.sentence,
+                                      "detail": d.detail} for d in s.defects]}
+                        for s in self.samples()],
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     types: tuple[TypeSummary, ...]
     outcomes: tuple[EventOutcome, ...]
@@ -123,6 +172,7 @@ class ReplayReport:
     # Off-document conversations (the manifest's flag): interventions there all count against.
     off_document_interventions: int = 0
     off_document_turns: int = 0
+    utterance_defects: UtteranceDefects = field(default_factory=lambda: UtteranceDefects(0, ()))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -138,6 +188,7 @@ class ReplayReport:
             "claim_matching": vars(self.claim_matching) | {"rate": self.claim_matching.rate},
             "off_document_interventions": self.off_document_interventions,
             "off_document_turns": self.off_document_turns,
+            "utterance_defects": self.utterance_defects.to_json(),
             "false_corrections": {
                 "count": len(self.false_corrections), "of_corrections": self.corrections,
                 "lines": [vars(f) | {"trigger_turns": list(f.trigger_turns)}
@@ -389,6 +440,7 @@ def score_replay(
         corrections=corrections,
         off_document_interventions=_off_document(benchmark, decisions, spoken=True),
         off_document_turns=_off_document(benchmark, decisions, spoken=False),
+        utterance_defects=utterance_defects(benchmark, decisions, load),
     )
 
 
@@ -475,3 +527,25 @@ def _off_document(benchmark: BenchmarkSet, decisions: Sequence[DecisionRecord],
     """Interventions made (or turns replayed) in the off-document conversations."""
     mine = [d for d in decisions if benchmark.is_off_document(d.document, d.conversation)]
     return sum(d.spoke and d.kind != "direct" for d in mine) if spoken else len(mine)
+
+
+# --- utterance defects --------------------------------------------------------------------
+
+
+def utterance_defects(benchmark: BenchmarkSet, decisions: Sequence[DecisionRecord],
+                      load: DocumentLoader) -> UtteranceDefects:
+    """The utterance checks on every spoken text (direct answers too); the search phrase is
+    looked up on the page of the first cited sentence, the document opened once."""
+    cases = {case.name: case for case in benchmark.documents}
+    opened: dict[str, Any] = {}
+    lines = []
+    spoken = [d for d in decisions if d.spoke and d.text.strip()]
+    for d in spoken:
+        page = None
+        if d.quote_sids and d.document in cases and "search for '" in d.text:
+            if d.document not in opened:
+                opened[d.document] = load(cases[d.document].document)
+            page = page_text(opened[d.document], d.quote_sids[0])
+        found = check_utterance(d.text, sentences(d.quote) if d.quote else [], page)
+        lines.append(SpokenDefects(d.document, d.conversation, d.turn, d.text, tuple(found)))
+    return UtteranceDefects(len(spoken), tuple(lines))

@@ -1,0 +1,278 @@
+"""Utterance defects: deterministic checks on what an intervention said aloud.
+
+Each check is a small, documented heuristic over the spoken text, the sentences it cites
+and the text of the cited page (the document index's sentences on that page):
+
+- ``fragment``: a sentence that does not open with a capital letter, a digit or a
+  non-Latin letter, or that lacks final punctuation; or a clipped piece of a cited
+  sentence: a verbatim run of it (four words or more) that starts inside one of its
+  clauses (the word before it in the cited sentence is not followed by , ; : or a dash);
+- ``placeholder``: text of the prompt or the schema said aloud: an angle-bracket or brace
+  placeholder, a prompt label ("document value:", "the finding in a few words"), a JSON key
+  of the model's schemas, a leftover sentence ID;
+- ``search_phrase_not_on_page``: the phrase of "search for '...'" is not on the cited page,
+  comparing with whitespace, hyphenation at line ends and the space before % normalised;
+- ``no_verb``: a sentence of three words or more, in Latin script, with no word that looks
+  like a verb (a light check: a list of auxiliaries and common verbs, or an -ed/-ing form
+  whose stem has a vowel);
+- ``spliced_value``: a sentence that ends with a bare value glued onto another clause: after
+  a comma, or right after a plain word that neither links it (is, of, to, about ...) nor
+  stands beside it in a cited sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from typing import Any
+
+from app.backbone.text import sentences
+
+
+class DefectKind(StrEnum):
+    FRAGMENT = "fragment"
+    PLACEHOLDER = "placeholder"
+    SEARCH_PHRASE = "search_phrase_not_on_page"
+    NO_VERB = "no_verb"
+    SPLICED_VALUE = "spliced_value"
+
+
+@dataclass(frozen=True)
+class Defect:
+    kind: DefectKind
+    sentence: str  # the spoken sentence (or search phrase) it concerns
+    detail: str  # why, in a few words
+
+
+# The page hint the utterance appends; its search phrase is checked on the page.
+_HINT = re.compile(
+    r"\s*You'll find this on page \d+(?: of [^;]+?)?"
+    r"(?:; search for '(?P<phrase>.*?)' to confirm)?\.\s*$"
+)
+_QUOTE_LEAD = re.compile(r"^(?:Actually, )?[Tt]he document says: ")
+_OPENING_QUOTES = "\"'“‘(«["
+
+# Words of the prompts the model is shown, never meant to be said.
+PROMPT_PHRASES = (
+    "the finding in a few words", "the facts of s", "document value", "what was said:",
+    "sentences to use", "newest utterance", "task monitor", "task generate", "task direct",
+    "intent:", "point:", "sentences found for it",
+)  # fmt: skip
+_PLACEHOLDER = re.compile(r"<[^<>]{1,60}>|\{[^{}]{0,40}\}|\[S?\d+\]|\bS\d+\b")
+
+_LINK_WORDS = frozenset(
+    """is are was were be been being am has have had of to at by in on from than about around
+    nearly almost roughly approximately over under above below up down and or nor with
+    without per as says said reports reported shows showed gives gave lists states stated
+    equals reached reaches totals totalled totaled only just exactly some least most
+    the a an its their his her our your this that these those each every all both
+    between among within after before since until during into onto like near was
+    """.split()
+)
+_VERBS = frozenset(
+    """is are was were be been being am isn't aren't wasn't weren't 's 're 'm has have had
+    hasn't haven't hadn't do does did don't doesn't didn't can can't cannot could couldn't
+    will won't would wouldn't may might must shall should shouldn't 'll 'd 've
+    say says said report reports show shows showed shown give gives gave given list lists
+    state states find finds found make makes made take takes took get gets got give
+    include includes describe describes mention mentions note notes use uses contain
+    contains remain remains mean means suggest suggests need needs depend depends appear
+    appears seem seems provide provides require requires cause causes lead leads led
+    grow grows grew fall falls fell rise rises rose begin begins began come comes came
+    go goes went keep keeps kept leave leaves left meet meets met pay pays paid put puts
+    run runs ran send sends sent set sets tell tells told win wins won write writes wrote
+    build builds built bring brings brought hold holds held know knows knew become
+    becomes became think thinks thought feel feels felt lose loses lost see sees saw
+    cover covers compare compares measure measures estimate estimates range ranges
+    affect affects occur occurs exist exists differ differs vary varies look looks
+    """.split()
+)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_VALUE_END = re.compile(
+    r"(?P<before>\S+)\s+(?P<value>[$€£]?\d[\d,.]*\s?(?:%|percent|per cent)?)\s*[.!?]$"
+)
+
+
+def check_utterance(text: str, cited: Sequence[str] = (), page_text: str | None = None
+                    ) -> list[Defect]:
+    """Every defect of one spoken text. ``cited``: the cited sentences' text; ``page_text``:
+    the cited page's text (None: the search phrase is not checked)."""
+    body, phrase = split_hint(text)
+    found: list[Defect] = []
+    for sentence in spoken_sentences(body):
+        found += sentence_defects(sentence, cited)
+    if phrase is not None and page_text is not None and not on_page(phrase, page_text):
+        found.append(Defect(DefectKind.SEARCH_PHRASE, phrase, "not on the cited page"))
+    return found
+
+
+def split_hint(text: str) -> tuple[str, str | None]:
+    """The body and the search phrase of the page hint (None when there is none)."""
+    match = _HINT.search(text)
+    if match is None:
+        return text.strip(), None
+    return text[: match.start()].strip(), match.group("phrase")
+
+
+def spoken_sentences(body: str) -> list[str]:
+    return [s for s in sentences(body) if s.strip()]
+
+
+def sentence_defects(sentence: str, cited: Sequence[str] = ()) -> list[Defect]:
+    core = _QUOTE_LEAD.sub("", sentence).strip()
+    checks = (_fragment(core, cited), _placeholder(sentence), _no_verb(core),
+              _spliced(core, cited))  # fmt: skip
+    return [Defect(kind, sentence, why) for kind, why in checks if kind is not None]
+
+
+Check = tuple[DefectKind | None, str]
+_NONE: Check = (None, "")
+
+
+def _fragment(sentence: str, cited: Sequence[str]) -> Check:
+    opening = sentence.lstrip(_OPENING_QUOTES)
+    if not opening:
+        return DefectKind.FRAGMENT, "empty"
+    first = opening[0]
+    if first.isalpha() and first.islower():
+        return DefectKind.FRAGMENT, "starts in lower case"
+    if not first.isalnum():
+        return DefectKind.FRAGMENT, "starts with punctuation"
+    if not sentence.rstrip("\"'”’)»]").endswith((".", "!", "?", "。", "！", "？")):
+        return DefectKind.FRAGMENT, "no final punctuation"
+    clipped = next((c for c in cited if is_clipped(sentence, c)), None)
+    if clipped is not None:
+        return DefectKind.FRAGMENT, "starts inside a clause of the cited sentence"
+    return _NONE
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
+
+
+def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
+    """``sentence`` copies a run of ``source`` that starts inside one of its clauses."""
+    said, whole = _words(sentence), _words(source)
+    if len(said) < min_words or said[:min_words] == whole[:min_words]:
+        return False
+    head = said[:min_words]
+    tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", source.lower())
+    for i in range(1, len(tokens) - min_words + 1):
+        if tokens[i : i + min_words] == head:
+            before = tokens[i - 1]
+            return before not in {",", ";", ":", "-", "–", "—", "(", ".", "!", "?"}
+    return False
+
+
+def _placeholder(sentence: str) -> Check:
+    lower = sentence.lower()
+    phrase = next((p for p in PROMPT_PHRASES if p in lower), None)
+    if phrase is not None:
+        return DefectKind.PLACEHOLDER, f"prompt text '{phrase}'"
+    match = _PLACEHOLDER.search(sentence)
+    if match is not None:
+        return DefectKind.PLACEHOLDER, f"placeholder '{match.group(0)}'"
+    key = next((k for k in schema_keys() if re.search(rf"\b{k}\b", lower)), None)
+    if key is not None:
+        return DefectKind.PLACEHOLDER, f"schema key '{key}'"
+    if re.search(r'"\w+"\s*:', sentence):
+        return DefectKind.PLACEHOLDER, "JSON text"
+    return _NONE
+
+
+@cache
+def schema_keys() -> tuple[str, ...]:
+    """Property names of the model's JSON schemas that no sentence would use as a word:
+    those joined with an underscore (plain words such as "text" are left alone)."""
+    from app.backbone import schemas
+
+    keys: set[str] = set()
+    for value in vars(schemas).values():
+        keys |= set(_property_names(value))
+    return tuple(sorted(k for k in keys if "_" in k))
+
+
+def _property_names(schema: Any) -> Iterator[str]:
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            yield from properties
+        for value in schema.values():
+            yield from _property_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _property_names(value)
+
+
+def _latin(sentence: str) -> bool:
+    letters = [c for c in sentence if c.isalpha()]
+    return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
+
+
+def _no_verb(sentence: str) -> Check:
+    words = [w.lower().replace("’", "'") for w in _LATIN_WORD.findall(sentence)]
+    if len(words) < 3 or not _latin(sentence):
+        return _NONE
+    for word in words:
+        parts = {word, *re.findall(r"'\w+$", word)}
+        if parts & _VERBS or _verb_form(word):
+            return _NONE
+    return DefectKind.NO_VERB, "no word that looks like a verb"
+
+
+def _verb_form(word: str) -> bool:
+    """An -ed or -ing form whose stem has a vowel ("lasted", "using"; not "spring", "red")."""
+    for ending in ("ed", "ing"):
+        stem = word.removesuffix(ending)
+        if stem != word and len(stem) >= 3 and re.search(r"[aeiouy]", stem):
+            return True
+    return False
+
+
+def _spliced(sentence: str, cited: Sequence[str]) -> Check:
+    match = _VALUE_END.search(sentence.strip())
+    if match is None:
+        return _NONE
+    before, value = match.group("before"), match.group("value").strip()
+    if before.endswith(","):
+        return DefectKind.SPLICED_VALUE, f"'{value}' after a comma"
+    word = before.lower().strip("\"'“”‘’()")
+    if not word.isalpha() or word in _LINK_WORDS or word.endswith("ed"):
+        return _NONE
+    pair = f"{word} {value.lower()}"
+    if any(pair in " ".join(c.lower().split()) for c in cited):
+        return _NONE
+    return DefectKind.SPLICED_VALUE, f"'{value}' glued onto '{before}'"
+
+
+# --- the search phrase on its page ----------------------------------------------------------
+
+
+def page_form(text: str) -> str:
+    """Text as a PDF search sees it: NFC, one space for any whitespace, a word broken at a
+    line end rejoined ("meas- urement"), no space before % ("46.5 %")."""
+    text = unicodedata.normalize("NFC", text).replace("\u00ad", "")
+    text = re.sub(r"(\w)-\s+(\w)", r"\1\2", text)
+    text = re.sub(r"\s+", " ", text)
+    return re.sub(r"(\d) %", r"\1%", text).strip().lower()
+
+
+def on_page(phrase: str, page_text: str) -> bool:
+    form = page_form(phrase)
+    return bool(form) and form in page_form(page_text)
+
+
+def page_text(document: Any, sid: int) -> str:
+    """The text of the page sentence ``sid`` is on (that document's page in a library)."""
+    from app.document.library import part_of
+
+    sentence = document.get(sid)
+    if sentence is None:
+        return ""
+    part = part_of(document, sid)
+    return " ".join(s.text for s in document.sentences
+                    if s.page == sentence.page and part_of(document, s.sid) == part)

@@ -1,0 +1,112 @@
+"""Utterance defect checks on made-up spoken texts: each check flags its defect and
+passes a clean sentence; the replay report counts them and shows what was said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.eval.dataset import read_set
+from app.eval.defects import DefectKind, check_utterance, is_clipped, on_page, schema_keys
+from app.eval.records import DecisionRecord
+from app.eval.report import replay_markdown
+from app.eval.scoring import lexical_similarity, score_replay
+from tests.eval import tiny_set
+
+CITED = "In the spring trial, the team found that 53% of the volunteers kept the diet."
+PAGE = ("Results. In the spring trial, the team found that 53% of the volun-\n"
+        "teers kept the diet.  The autumn trial lasted 46.5 % longer.")
+
+
+def kinds(text: str, cited: tuple[str, ...] = (CITED,), page: str | None = PAGE) -> list[str]:
+    return [d.kind.value for d in check_utterance(text, cited, page)]
+
+
+def test_a_clean_utterance_has_no_defect() -> None:
+    text = ("About the diet, the team found that 53% of the volunteers kept it. "
+            "You'll find this on page 3; search for 'spring trial' to confirm.")
+    assert kinds(text) == []
+
+
+def test_fragment_lower_case_or_no_final_punctuation() -> None:
+    assert kinds("mentions that the volunteers kept the diet.") == ["fragment"]
+    assert kinds("The volunteers kept the diet") == ["fragment"]
+    assert kinds("The volunteers kept the diet.", cited=()) == []
+
+
+def test_fragment_clipped_inside_a_clause_of_the_cited_sentence() -> None:
+    assert is_clipped("53% of the volunteers kept the diet.", CITED)
+    assert kinds("53% of the volunteers kept the diet.") == ["fragment"]
+    assert kinds("The volunteers kept the diet.") == ["fragment"]  # drops "53% of"
+    # After a comma the cut is at a clause boundary; the whole sentence is not clipped.
+    assert not is_clipped("The team found that 53% of the volunteers kept the diet.", CITED)
+    assert not is_clipped(CITED, CITED)
+
+
+def test_quoted_document_words_are_checked_after_the_lead() -> None:
+    assert kinds("The document says: found that 53% of the volunteers kept the diet.") == [
+        "fragment"]
+    assert kinds(f"The document says: {CITED}") == []
+
+
+def test_placeholder_text_from_the_prompt_or_schema() -> None:
+    assert kinds("I can't find the finding in a few words anywhere in it.") == ["placeholder"]
+    assert kinds("The document value is 12 grams.") == ["placeholder"]
+    assert kinds("About {topic}, the trial lasted a year.") == ["placeholder"]
+    assert kinds("The trial lasted <the duration>.") == ["placeholder"]
+    assert "quote_sids" in schema_keys()
+    assert kinds("The quote_sids are missing.") == ["placeholder"]
+    assert kinds("The trial lasted a year.") == []
+
+
+def test_search_phrase_must_be_on_the_cited_page() -> None:
+    hint = " You'll find this on page 3; search for '{}' to confirm."
+    said = "The trial lasted a year."
+    assert kinds(said + hint.format("winter trial")) == ["search_phrase_not_on_page"]
+    # Line-end hyphenation, runs of spaces and the space before % are normalised only.
+    assert kinds(said + hint.format("volunteers kept")) == []
+    assert kinds(said + hint.format("46.5% longer")) == []
+    assert on_page("Zürich café", "The office in Zürich café opened.")
+    assert not on_page("Zurich cafe", "The office in Zürich café opened.")
+    # No page text to look in: the phrase is not checked.
+    assert kinds(said + hint.format("winter trial"), page=None) == []
+
+
+def test_sentence_without_a_verb() -> None:
+    assert kinds("About the diet, the volunteers in the spring.") == ["no_verb"]
+    assert kinds("The volunteers in the spring kept it.") == []
+    assert kinds("The trial ended early.") == []
+    # Not Latin script: the light check does not apply.
+    assert kinds("研究 人员 在 春季 试验.") == []
+
+
+def test_value_spliced_onto_another_clause() -> None:
+    assert kinds("The team checked the diet of the volunteers, 53%.") == ["spliced_value"]
+    assert kinds("The team checked the diet of the volunteers 53%.") == ["spliced_value"]
+    assert kinds("The share of volunteers who kept the diet was 53%.") == []
+    assert kinds("The document says 53%.") == []
+
+
+def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) -> None:
+    tiny = read_set(tiny_set.write_set(tmp_path / "tiny"))
+    document = tiny.documents[0].name
+    spoken = [
+        DecisionRecord(document, "main", 3, "speak", "proactive",
+                       "mentions that the volunteers kept the diet."),
+        DecisionRecord(document, "main", 9, "speak", "proactive",
+                       "The trial lasted a year."),
+        DecisionRecord(document, "main", 10, "silent", reason="monitor: on_progress"),
+    ]
+    report = score_replay(tiny, spoken, lexical_similarity)
+    found = report.utterance_defects
+    assert (found.count, found.spoken, found.by_kind) == (1, 2, {"fragment": 1})
+    data = report.to_json()["utterance_defects"]
+    assert data["of_spoken"] == 2 and data["samples"][0]["turn"] == 3
+    assert [s["text"] for s in data["samples"]][1] == "The trial lasted a year."
+    markdown = replay_markdown(report, {})
+    assert "Utterance defects: 1 in 2 spoken texts (fragment 1)." in markdown
+    assert "The trial lasted a year." in markdown
+
+
+def test_defect_kinds_are_a_closed_set() -> None:
+    assert {k.value for k in DefectKind} == {
+        "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value"}
