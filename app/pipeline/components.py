@@ -83,6 +83,18 @@ def load_backbone(
         return None, f"backbone: {exc}"
 
 
+def backbone_on(document: Any, llm: Any, settings: Settings) -> Loaded:
+    """A backbone over ``document`` on a model already loaded (another set of documents)."""
+    backbone_cls, why = _attr("app.backbone", "Backbone")
+    if backbone_cls is None:
+        return None, why
+    try:
+        return backbone_cls(document, llm, settings), None
+    except Exception as exc:
+        log.exception("backbone construction failed")
+        return None, f"backbone: {exc}"
+
+
 def load_floor(settings: Settings) -> Loaded:
     fsm_cls, why = _attr("app.floor", "FloorFSM")
     if fsm_cls is None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from app.clock import Clock, RealClock
+from app.document.library import merge
 from app.events import (
     AgentState,
     Decision,
@@ -82,6 +83,20 @@ def with_setting(settings: Settings, change: SettingsChanged) -> Settings:
     return s
 
 
+def carry_meeting(old: Any, new: Any) -> None:
+    """What the backbone ``old`` knows of the meeting, given to ``new`` over other
+    documents. Claims cite sentence IDs, so the ledger moves only when the old document's
+    IDs all resolve to the same sentences in the new one (a document was added)."""
+    same_ids = all(
+        (n := new.document.get(s.sid)) is not None and n.text == s.text
+        for s in old.document.sentences
+    )
+    kept = ("transcript", "_next_index", "_generation", "_ids", "_delivered")
+    for name in (*kept, "ledger", "_asked") if same_ids else kept:
+        if hasattr(old, name):
+            setattr(new, name, getattr(old, name))
+
+
 class Pipeline:
     def __init__(
         self,
@@ -94,7 +109,17 @@ class Pipeline:
         self.hub = hub or EventHub()
         self.clock = clock or RealClock()
         self.record = record
-        self.document: Any = None
+        self.document: Any = None  # the index the backbone reads: all documents merged
+        self.documents: list[Any] = []  # the meeting's documents, in the order opened
+        self._rebuilding = False  # the backbone is read again over a new set of documents
+        self._held: list[Turn] = []  # turns heard meanwhile, for the new backbone
+        self._rebuild_lock = threading.Lock()  # one rebuild at a time
+        self._index_lock = threading.RLock()  # documents are opened one after the other
+        # Builds the backbone over other documents on the model it has (document, llm,
+        # settings) -> (backbone, why not); None: the installed Backbone.
+        self.backbone_factory: Callable[[Any, Any, Settings], tuple[Any, str | None]] | None = (
+            None
+        )
         self.status: dict[str, ComponentStatus] = {}
         self.state = AgentState.IDLE
         self.paused = False
@@ -126,6 +151,10 @@ class Pipeline:
         self._route(status)
 
     def open_document(self, path: Path) -> bool:
+        with self._index_lock:
+            return self._open_document(path)
+
+    def _open_document(self, path: Path) -> bool:
         self._route(AgentProgress(WarmStage.INDEXING))
         document, why = components.load_document(Path(path), self.settings)
         if document is None:
@@ -137,11 +166,86 @@ class Pipeline:
                 )
             )
             return False
+        self.documents = [document]
         self.document = document
         self._route(
             DocumentLoaded(str(path), document.title, document.page_count, len(document.sentences))
         )
         return True
+
+    # --- several documents ----------------------------------------------------------
+
+    def add_document(self, path: Path) -> bool:
+        """Index one more document of the meeting; a running backbone reads them all again
+        (slow: call off the GUI thread). Retrieval, detectors and answers then span all."""
+        with self._index_lock:
+            return self._add_document(Path(path))
+
+    def _add_document(self, path: Path) -> bool:
+        if any(Path(d.path) == path for d in self.documents):
+            self._route(PipelineError("document", f"{path.name} is already open."))
+            return False
+        if not self.documents:
+            return self.open_document(path)
+        running = self._core is not None  # its status ends the progress shown
+        if running:
+            self._route(AgentProgress(WarmStage.INDEXING))
+        document, why = components.load_document(path, self.settings)
+        if document is None:
+            self._route(PipelineError("document", why or f"could not open {path.name}",
+                                      "The documents already open stay as they are."))
+            if running:
+                self.set_status("backbone", True)
+            return False
+        with self._lock:
+            self.documents.append(document)
+            self.document = merge(self.documents)
+        self._route(
+            DocumentLoaded(str(path), document.title, document.page_count, len(document.sentences))
+        )
+        self._rebuild_backbone()
+        return True
+
+    def remove_document(self, path: Path) -> bool:
+        """Leave a document out of the meeting (not the last one); the backbone reads the
+        rest again. Slow: call off the GUI thread."""
+        with self._index_lock:
+            kept = [d for d in self.documents if Path(d.path) != Path(path)]
+            if len(kept) == len(self.documents) or not kept:
+                return False
+            with self._lock:
+                self.documents = kept
+                self.document = merge(kept)
+            self._rebuild_backbone()
+            return True
+
+    def _rebuild_backbone(self) -> None:
+        """The backbone again over ``self.document``, on the model it already has. The
+        meeting so far (transcript, turn numbers, what was said) carries over; the claims
+        carry over when every sentence ID they may cite still means the same sentence."""
+        with self._rebuild_lock:
+            with self._lock:
+                worker, old = self._backbone, self._core
+                if old is None or getattr(old, "document", None) is self.document:
+                    return
+                self._backbone, self._rebuilding = None, True
+            try:
+                if worker is not None:
+                    worker.stop()
+                self._read_fraction = -1.0
+                self._route(AgentProgress(WarmStage.READING, 0.0))
+                build = self.backbone_factory or components.backbone_on
+                new, why = build(self.document, old.llm, self.settings)
+                if new is None:
+                    self.set_status("backbone", False, why or "")
+                    return
+                carry_meeting(old, new)
+                self.attach_backbone(new)
+            finally:
+                with self._lock:
+                    self._rebuilding, held, self._held = False, self._held, []
+            for turn in held:
+                self._to_backbone(turn)
 
     def start_agent(self, llm_spec: str | None = None) -> None:
         """Build the backbone and the floor (slow: loads the model); call off the GUI thread.
@@ -173,6 +277,7 @@ class Pipeline:
             self.set_status("backbone", False, why or "")
             return
         self.attach_backbone(backbone)
+        self._rebuild_backbone()  # a document added while the model loaded
 
     def attach_backbone(self, backbone: Any) -> None:
         """Run ``backbone`` on its worker thread; its decisions reach the floor."""
@@ -266,8 +371,17 @@ class Pipeline:
         if isinstance(event, Turn) and event.speaker in self.speaker_names:
             event = replace(event, speaker=self.speaker_names[event.speaker])
         self._route(event)
-        if isinstance(event, Turn) and self._backbone is not None and not self.paused:
-            self._backbone.submit_turn(event)
+        if isinstance(event, Turn) and not self.paused:
+            self._to_backbone(event)
+
+    def _to_backbone(self, turn: Turn) -> None:
+        with self._lock:
+            if self._rebuilding:  # the new backbone hears it once it is ready
+                self._held.append(turn)
+                return
+            backbone = self._backbone
+        if backbone is not None:
+            backbone.submit_turn(turn)
 
     def _route(self, event: Any) -> None:
         event = self._translate(event)

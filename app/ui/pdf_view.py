@@ -163,6 +163,7 @@ class PdfView(QGraphicsView):
         self.setBackgroundBrush(QBrush(QColor("#e6e8eb")))
         self.setAcceptDrops(False)  # the window handles drops
         self._doc: pymupdf.Document | None = None
+        self.path: Path | None = None  # the file shown
         self._origins: list[QPointF] = []
         self._sizes: list[tuple[float, float]] = []
         self._text_left: list[float] = []  # left edge of the text column, per page
@@ -221,6 +222,7 @@ class PdfView(QGraphicsView):
                 layout.doc.close()
             raise PdfError(f"Opening {Path(path).name} was cancelled.")
         self._lay_out(layout)
+        self.path = Path(path)
 
     def _lay_out(self, layout: PdfLayout) -> None:
         self.close_document()
@@ -249,6 +251,7 @@ class PdfView(QGraphicsView):
         self.scene().clear()
         self._overlay = None
         self._origins, self._sizes, self._pages, self._text_left = [], [], [], []
+        self.path = None
         if self._doc is not None:
             self._doc.close()
             self._doc = None

@@ -55,6 +55,7 @@ from app.pipeline.pipeline import Pipeline
 from app.session.export import export_record
 from app.settings import FloorMode, Patience
 from app.ui.bridge import Bridge
+from app.ui.documents import DocumentList
 from app.ui.earcon import Earcons
 from app.ui.glyph import AgentGlyph
 from app.ui.pdf_view import PdfError, PdfView
@@ -190,8 +191,13 @@ class MainWindow(QMainWindow):
         col.addWidget(QLabel("<b>Transcript</b> <small>(click a name to rename)</small>"))
         col.addWidget(self.transcript, 1)
         left = QWidget()
-        lcol = QVBoxLayout(left)
-        lcol.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout(left)  # the meeting's documents beside the viewer
+        row.setContentsMargins(0, 0, 0, 0)
+        self.documents = DocumentList()
+        self.documents.hide()
+        row.addWidget(self.documents)
+        lcol = QVBoxLayout()
+        row.addLayout(lcol, 1)
         lcol.addWidget(self.drop_hint)
         lcol.addWidget(self.pdf, 1)
         self.pdf.hide()
@@ -247,6 +253,11 @@ class MainWindow(QMainWindow):
         )
         self.open_action.triggered.connect(self.ask_open)
         file.addAction(self.open_action)
+        self.add_action = QAction(
+            "&Add document\u2026", self, shortcut=QKeySequence("Ctrl+Shift+O")
+        )
+        self.add_action.triggered.connect(self.ask_add)
+        file.addAction(self.add_action)
         self.recent_menu = file.addMenu("Open &Recent")
         self._fill_recent()
         file.addSeparator()
@@ -311,6 +322,9 @@ class MainWindow(QMainWindow):
         self.pause.toggled.connect(self._on_pause)
         self.transcript.renameRequested.connect(self.pipeline.rename_speaker)
         self.transcript.citationClicked.connect(self.jump_to)
+        self.documents.chosen.connect(self.show_document)
+        self.documents.addRequested.connect(self.ask_add)
+        self.documents.removeRequested.connect(self.remove_pdf)
 
     # --- documents ------------------------------------------------------------------
 
@@ -329,6 +343,10 @@ class MainWindow(QMainWindow):
         self.drop_hint.hide()
         self.pdf.show()
         self.setWindowTitle(f"{path.name} \u2014 Jarvis for the room")
+        self.documents.clear()
+        self.documents.add(path)
+        self.documents.mark_shown(path)
+        self.documents.show()
         self.prefs.add_recent(str(path))
         self._fill_recent()
         if start_agent:
@@ -341,6 +359,59 @@ class MainWindow(QMainWindow):
         if self.pipeline.open_document(path):  # says how far it got as it goes
             self.pipeline.start_agent(self.prefs.llm_model or None)
 
+    def ask_add(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Add documents to the meeting", "", "PDF documents (*.pdf)"
+        )
+        for path in paths:
+            self.add_pdf(Path(path))
+
+    def add_pdf(self, path: Path, index: bool = True) -> bool:
+        """One more document for the meeting: shown at once, listed beside the viewer, and
+        (``index``) indexed for the agent on a worker thread, which reads all of them."""
+        if self.pdf.path is None:
+            return self.open_pdf(path, start_agent=index)
+        if path in self.documents.paths():
+            return self.show_document(path)
+        if not self.show_document(path):
+            return False
+        self.documents.add(path)
+        self.documents.mark_shown(path)
+        self.prefs.add_recent(str(path))
+        self._fill_recent()
+        if index:
+            threading.Thread(
+                target=self.pipeline.add_document, args=(path,), daemon=True,
+                name="document-loader",
+            ).start()
+        return True
+
+    def show_document(self, path: Path) -> bool:
+        """Show one of the meeting's documents in the viewer."""
+        if self.pdf.path == path:
+            return True
+        try:
+            self.pdf.open(path, self.pipeline.settings.document)
+        except PdfError as exc:
+            self.show_error(exc.user_message)
+            return False
+        self.documents.mark_shown(path)
+        self.setWindowTitle(f"{path.name} \u2014 Jarvis for the room")
+        return True
+
+    def remove_pdf(self, path: Path) -> None:
+        """Leave a document out of the meeting; the viewer shows another if it showed it."""
+        rest = [p for p in self.documents.paths() if p != path]
+        if not rest:
+            return
+        self.documents.take(path)
+        if self.pdf.path == path:
+            self.show_document(rest[0])
+        threading.Thread(
+            target=self.pipeline.remove_document, args=(path,), daemon=True,
+            name="document-remover",
+        ).start()
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
@@ -350,7 +421,8 @@ class MainWindow(QMainWindow):
         if not urls:
             self.show_error("Only local files can be dropped here.")
             return
-        self.open_pdf(Path(urls[0].toLocalFile()))
+        for url in urls:  # the first opens the meeting's document, the rest join it
+            self.add_pdf(Path(url.toLocalFile()))
         event.acceptProposedAction()
 
     def ask_export(self, suffix: str) -> None:
@@ -449,10 +521,19 @@ class MainWindow(QMainWindow):
         if self.pdf.page_count == 0:
             self.show_error("Open the document to see the cited passage.")
             return
+        if not self.show_document(self._cited_document(citation)):
+            return
         try:
             self.pdf.show_citation(citation.page, citation.rects)
         except PdfError as exc:
             self.show_error(exc.user_message)
+
+    def _cited_document(self, citation: Citation) -> Path:
+        """The document a citation is from: the one it names, else the meeting's first."""
+        if citation.document:
+            return Path(citation.document)
+        opened = self.documents.paths()
+        return opened[0] if opened else self.pdf.path or Path()
 
     def _on_decision(self, decision: Decision) -> None:
         if decision.intervention is not None:
@@ -486,10 +567,12 @@ class MainWindow(QMainWindow):
             f"{event.title or Path(event.path).name}: {event.page_count} "
             f"pages, {event.sentence_count} sentences indexed"
         )
-        document = self.pipeline.document
-        if document is not None and str(document.path) == event.path:
-            for warning in document.warnings:  # pages the agent cannot read
-                self.show_error(warning.what)
+        if Path(event.path) in self.documents.paths() and event.title:
+            self.documents.add(Path(event.path), event.title)
+        for document in self.pipeline.documents:
+            if str(document.path) == event.path:
+                for warning in document.warnings:  # pages the agent cannot read
+                    self.show_error(warning.what)
 
     def show_error(self, text: str) -> None:
         log.warning("%s", text)
