@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.clock import Clock, RealClock
 from app.document.library import merge
@@ -28,12 +29,15 @@ from app.events import (
     AgentState,
     Decision,
     Intervention,
+    NameOffered,
+    NameSource,
     PlaybackReceipt,
     Setting,
     SettingsChanged,
     SettingValue,
     SpeakerRenamed,
     Turn,
+    is_speaker_label,
 )
 from app.pipeline import components
 from app.pipeline.backbone_worker import BackboneWorker
@@ -54,8 +58,14 @@ from app.pipeline.playback import TextOnlyPlayer, open_voice
 from app.pipeline.session_hooks import SessionHooks
 from app.session.record import SessionRecord
 from app.settings import FloorMode, Patience, Settings
+from app.speech.introductions import introduced_name
+
+if TYPE_CHECKING:
+    from app.speech.voiceprints import VoiceprintStore
 
 log = logging.getLogger(__name__)
+
+MIN_REMEMBERED = 2.0  # seconds of a speaker's speech below which no voice is remembered
 
 # Settings the voice is built with: changing one reopens it.
 VOICE_SETTINGS = frozenset(
@@ -134,7 +144,9 @@ class Pipeline:
         self.voice_device: str | None = None
         self.voice_tap: Any = None  # the speech worker's self-voice reference
         self.tick_floor = True
-        self.speaker_names: dict[str, str] = {}
+        self.speaker_names: dict[str, str] = {}  # session label -> name
+        self.voiceprints: VoiceprintStore | None = None  # remembered voices; None: not kept
+        self._offered: set[tuple[str, str]] = set()  # (label, name) offers already made
         self.input_device: str | None = None  # the microphone chosen; None: the default
         self.voice_factory: PlayerFactory | None = None  # builds players instead of open_voice
         self._core: Any = None  # the backbone itself (its ledger applies patience)
@@ -342,6 +354,7 @@ class Pipeline:
         self._speech = worker
         worker.subscribe(self.feed)
         self.set_status("speech", True)
+        self.reload_voiceprints()
 
     def stop(self) -> None:
         if self._stopped.is_set():
@@ -368,9 +381,14 @@ class Pipeline:
             return
         if type(event).__name__ == "DeviceStatus" and self._on_device(event):
             return
+        if isinstance(event, SpeakerRenamed):  # a remembered voice, or a merge
+            self.speaker_names[event.speaker] = event.name
+        said = event if isinstance(event, Turn) else None  # by its session label
         if isinstance(event, Turn) and event.speaker in self.speaker_names:
             event = replace(event, speaker=self.speaker_names[event.speaker])
         self._route(event)
+        if said is not None:
+            self._offer_name(said)
         if isinstance(event, Turn) and not self.paused:
             self._to_backbone(event)
 
@@ -469,16 +487,66 @@ class Pipeline:
         else:
             self._route(AgentState.PAUSED if paused else AgentState.LISTENING)
 
-    def rename_speaker(self, speaker: str, name: str) -> None:
+    # --- speaker names ---------------------------------------------------------------
+
+    def rename_speaker(
+        self, speaker: str, name: str, source: NameSource = NameSource.USER
+    ) -> None:
+        """Name a session speaker (``speaker``: its label, or the name it shows now). The
+        user's names are remembered by voice for later meetings."""
         name = name.strip()
         if not name:
             return
-        self.speaker_names[speaker] = name
+        label = self.speaker_label(speaker)
+        self.speaker_names[label] = name
         rename = getattr(self._speech, "rename", None)
-        if callable(rename):
-            rename(speaker, name)  # the worker announces SpeakerRenamed itself
-        else:
-            self._route(SpeakerRenamed(speaker, name))
+        try:
+            if callable(rename):
+                rename(label, name, source)  # the worker announces SpeakerRenamed itself
+            else:
+                self._route(SpeakerRenamed(label, name, source))
+        except KeyError:  # a label the diarizer never issued (turns replayed from a file)
+            self._route(SpeakerRenamed(label, name, source))
+        self._remember_voice(label, name)
+
+    def speaker_label(self, speaker: str) -> str:
+        """The session label behind what a transcript row shows (a label or a name)."""
+        if is_speaker_label(speaker):
+            return speaker
+        named = [label for label, name in self.speaker_names.items() if name == speaker]
+        return named[-1] if named else speaker
+
+    def _remember_voice(self, label: str, name: str) -> None:
+        diarizer = getattr(self._speech, "diarizer", None)
+        clusters = getattr(diarizer, "clusters", None)
+        if self.voiceprints is None or clusters is None:
+            return
+        try:
+            heard = clusters.voiceprint(label, name, time.time())
+        except (KeyError, IndexError, ValueError):  # a label this meeting's voices lack
+            return
+        if heard.seconds < MIN_REMEMBERED:
+            return
+        kept = self.voiceprints.remember(heard)
+        log.info("voice of %s remembered (%.0f s of speech)", kept.name, kept.seconds)
+
+    def reload_voiceprints(self) -> None:
+        """Give the diarizer the remembered voices (at start, and after the settings
+        dialog enrols or forgets one)."""
+        know = getattr(getattr(self._speech, "diarizer", None), "know", None)
+        if self.voiceprints is None or not callable(know):
+            return
+        know(self.voiceprints.voices(), self.settings.speech.voiceprint_match_cosine)
+
+    def _offer_name(self, turn: Turn) -> None:
+        """A speaker who introduces themself is offered that name (once per name)."""
+        name = introduced_name(turn.text)
+        if name is None or (turn.speaker, name) in self._offered:
+            return
+        if self.speaker_names.get(turn.speaker, "").casefold() == name.casefold():
+            return
+        self._offered.add((turn.speaker, name))
+        self._route(NameOffered(turn.speaker, name, turn.index, turn.text))
 
     # --- settings that apply live ---------------------------------------------------
 

@@ -16,6 +16,7 @@ from app.events import (
     AnswerDelta,
     Decision,
     InputLevel,
+    NameOffered,
     PartialTranscript,
     PlaybackReceipt,
     SettingsChanged,
@@ -55,6 +56,7 @@ class Bridge(QObject):
     citation = Signal(object)
     receipt = Signal(object)
     renamed = Signal(object)
+    nameOffered = Signal(object)  # NameOffered: a speaker introduced themself
     component = Signal(object)
     error = Signal(object)
     document = Signal(object)
@@ -79,6 +81,7 @@ class Bridge(QObject):
         (HighlightCitation, "citation"),
         (PlaybackReceipt, "receipt"),
         (SpeakerRenamed, "renamed"),
+        (NameOffered, "nameOffered"),
         (ComponentStatus, "component"),
         (PipelineError, "error"),
         (DocumentLoaded, "document"),

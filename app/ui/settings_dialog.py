@@ -16,7 +16,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.settings import Patience, UtteranceStyle
+from app.speech.voiceprints import VoiceprintStore
 from app.ui.settings_store import Preferences
+from app.ui.voices import VoicesSection
 
 DEFAULT_DEVICE = "System default"
 VOICE_ENGINES = ("kokoro", "piper")
@@ -54,7 +56,12 @@ def device_label(name: str, kind: str) -> str:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, prefs: Preferences, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        prefs: Preferences,
+        parent: QWidget | None = None,
+        voiceprints: VoiceprintStore | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Jarvis settings")
         self.setMinimumWidth(480)
@@ -112,6 +119,10 @@ class SettingsDialog(QDialog):
             ("At most one remark every", self.gap),
         ):
             form.addRow(label, widget)
+        self.voices: VoicesSection | None = None  # the remembered voices, when kept
+        if voiceprints is not None:
+            self.voices = VoicesSection(voiceprints, prefs.input_device)
+            form.addRow("Remembered voices", self.voices)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )

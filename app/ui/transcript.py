@@ -1,15 +1,31 @@
 """The live transcript: committed turns by speaker colour, partials greyed, the agent's
-interventions with a clickable citation. Speaker labels are links that rename."""
+interventions with a clickable citation. Speaker labels are links that rename; a speaker
+who introduces themself is offered their name in a bar above it ("Name S2 as Maya?")."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtWidgets import QInputDialog, QTextBrowser, QWidget
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QWidget,
+)
 
-from app.events import Citation, Intervention, PartialTranscript, Turn
+from app.events import (
+    Citation,
+    Intervention,
+    NameOffered,
+    PartialTranscript,
+    Turn,
+    is_speaker_label,
+)
 from app.ui.theme import AGENT_COLOR, speaker_color
 
 
@@ -36,7 +52,8 @@ class TranscriptView(QTextBrowser):
         self.anchorClicked.connect(self._on_anchor)
         self.rows: list[_Row] = []
         self.partial: PartialTranscript | None = None
-        self.names: dict[str, str] = {}
+        self.names: dict[str, str] = {}  # session label -> name
+        self._labels: dict[str, str] = {}  # name -> the label it was given to
         self._colors: dict[str, str] = {}
         self._citations: list[Citation] = []
 
@@ -44,7 +61,10 @@ class TranscriptView(QTextBrowser):
         return self.names.get(speaker, speaker)
 
     def add_turn(self, turn: Turn) -> None:
-        self.rows.append(_Row(turn.speaker, turn.text, turn.start))
+        # A named speaker's turns arrive under the name; the row keeps the label, so a
+        # later rename shows on every row of that speaker.
+        speaker = self._labels.get(turn.speaker, turn.speaker)
+        self.rows.append(_Row(speaker, turn.text, turn.start))
         if self.partial is not None and self.partial.speaker in (turn.speaker, None):
             self.partial = None
         self._refresh()
@@ -74,6 +94,8 @@ class TranscriptView(QTextBrowser):
 
     def rename(self, speaker: str, name: str) -> None:
         self.names[speaker] = name
+        if not is_speaker_label(name):  # a merge names a label after the one it joined
+            self._labels[name] = speaker
         self._refresh()
 
     def clear_all(self) -> None:
@@ -137,3 +159,64 @@ class TranscriptView(QTextBrowser):
         )
         if ok and name.strip():
             self.renameRequested.emit(speaker, name.strip())
+
+
+class NameOfferBar(QWidget):
+    """"Name S2 as Maya?" with Yes and No, above the transcript; never modal. Offers
+    that come while one is shown wait their turn."""
+
+    accepted = Signal(str, str)  # session label, name
+
+    def __init__(
+        self, display: Callable[[str], str] | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._display = display or (lambda speaker: speaker)
+        self.queue: list[NameOffered] = []
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.yes = QPushButton("Yes")
+        self.no = QPushButton("No")
+        self.yes.clicked.connect(self.accept)
+        self.no.clicked.connect(self.decline)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 8, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.yes)
+        row.addWidget(self.no)
+        self.setStyleSheet("NameOfferBar{background:#ddf4ff;border:1px solid #54aeff;}")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.hide()
+
+    @property
+    def current(self) -> NameOffered | None:
+        return self.queue[0] if self.queue else None
+
+    def offer(self, offer: NameOffered) -> None:
+        if any((o.speaker, o.name) == (offer.speaker, offer.name) for o in self.queue):
+            return
+        self.queue.append(offer)
+        self._show()
+
+    def accept(self) -> None:
+        offer = self.current
+        if offer is not None:
+            self.queue.pop(0)
+            self.accepted.emit(offer.speaker, offer.name)
+        self._show()
+
+    def decline(self) -> None:
+        if self.queue:
+            self.queue.pop(0)
+        self._show()
+
+    def _show(self) -> None:
+        offer = self.current
+        self.setVisible(offer is not None)
+        if offer is not None:
+            who = html.escape(self._display(offer.speaker))
+            said = html.escape(offer.text if len(offer.text) <= 80 else offer.text[:77] + "\u2026")
+            self.label.setText(
+                f"Name <b>{who}</b> as <b>{html.escape(offer.name)}</b>?"
+                f" <small style='color:#57606a;'>\u201c{said}\u201d</small>"
+            )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,6 +35,7 @@ from app.events import (
     Citation,
     Decision,
     InputLevel,
+    NameSource,
     Setting,
     SettingsChanged,
     Turn,
@@ -64,7 +65,7 @@ from app.ui.settings_dialog import SettingsDialog, device_label
 from app.ui.settings_store import Preferences, live_changes, save_preferences, start_changes
 from app.ui.summary_action import SummaryAction
 from app.ui.theme import app_icon, state_pixmap
-from app.ui.transcript import TranscriptView
+from app.ui.transcript import NameOfferBar, TranscriptView
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,8 @@ class MessageBar(QWidget):
 
 
 class MainWindow(QMainWindow):
+    documentRefused = Signal(Path)  # the agent could not index an added document
+
     def __init__(
         self,
         pipeline: Pipeline,
@@ -177,6 +180,7 @@ class MainWindow(QMainWindow):
         self.snooze_button.setMenu(self.snooze_menu)
         self.snooze_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.transcript = TranscriptView()
+        self.name_offer = NameOfferBar(self.transcript.name_of)
         controls = QHBoxLayout()
         controls.addWidget(self.mode)
         controls.addWidget(self.patience)
@@ -189,6 +193,7 @@ class MainWindow(QMainWindow):
         col.addWidget(self.hand)
         col.addLayout(controls)
         col.addWidget(QLabel("<b>Transcript</b> <small>(click a name to rename)</small>"))
+        col.addWidget(self.name_offer)
         col.addWidget(self.transcript, 1)
         left = QWidget()
         row = QHBoxLayout(left)  # the meeting's documents beside the viewer
@@ -321,10 +326,17 @@ class MainWindow(QMainWindow):
         self.patience.currentIndexChanged.connect(self._on_patience)
         self.pause.toggled.connect(self._on_pause)
         self.transcript.renameRequested.connect(self.pipeline.rename_speaker)
+        b.nameOffered.connect(self.name_offer.offer)
+        self.name_offer.accepted.connect(
+            lambda speaker, name: self.pipeline.rename_speaker(
+                speaker, name, NameSource.INTRODUCTION
+            )
+        )
         self.transcript.citationClicked.connect(self.jump_to)
         self.documents.chosen.connect(self.show_document)
         self.documents.addRequested.connect(self.ask_add)
         self.documents.removeRequested.connect(self.remove_pdf)
+        self.documentRefused.connect(self._unlist)
 
     # --- documents ------------------------------------------------------------------
 
@@ -381,10 +393,22 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         if index:
             threading.Thread(
-                target=self.pipeline.add_document, args=(path,), daemon=True,
-                name="document-loader",
+                target=self._index_added, args=(path,), daemon=True, name="document-loader"
             ).start()
         return True
+
+    def _index_added(self, path: Path) -> None:
+        """On a worker thread: a document the agent cannot read leaves the list again
+        (the pipeline has said why)."""
+        if not self.pipeline.add_document(path):
+            self.documentRefused.emit(path)
+
+    def _unlist(self, path: Path) -> None:
+        rest = [p for p in self.documents.paths() if p != path]
+        if rest and path in self.documents.paths():
+            self.documents.take(path)
+            if self.pdf.path == path:
+                self.show_document(rest[-1])
 
     def show_document(self, path: Path) -> bool:
         """Show one of the meeting's documents in the viewer."""
@@ -460,7 +484,9 @@ class MainWindow(QMainWindow):
         layout.insertWidget(0, self.recovery)
 
     def ask_settings(self) -> None:
-        dialog = SettingsDialog(self.prefs, self)
+        dialog = SettingsDialog(self.prefs, self, voiceprints=self.pipeline.voiceprints)
+        if dialog.voices is not None:  # voices are remembered and forgotten at once
+            dialog.voices.changed.connect(self.pipeline.reload_voiceprints)
         if dialog.exec():
             self.apply_preferences(dialog.preferences())
 
