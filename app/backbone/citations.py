@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from app.backbone.text import STOPWORDS
+from app.backbone.utterance import page_text, search_phrase
 from app.document.library import part_of
 from app.events import Citation
-
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9%.\-/']*[A-Za-z0-9%]|[A-Za-z0-9]")
 
 
 def valid_sids(document: Any, sids: Iterable[Any], limit: int | None = None) -> tuple[int, ...]:
@@ -24,31 +21,10 @@ def valid_sids(document: Any, sids: Iterable[Any], limit: int | None = None) -> 
     return tuple(out[:limit] if limit is not None else out)
 
 
-# A word with a footnote number glued on by the PDF's text layer ("library3"): rare, but
-# nobody would say it or type it.
-_FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
-
-
 def keyword(sentence_text: str, document_lower: str, max_words: int = 3) -> str:
     """A short verbatim phrase of the sentence that is rare in the document, so a PDF
-    search for it lands on the cited passage."""
-    tokens = _TOKEN.findall(sentence_text)
-    scored = [
-        (document_lower.count(t.lower()), -len(t), i)
-        for i, t in enumerate(tokens)
-        if len(t) >= 4 and t.lower() not in STOPWORDS and not _FOOTNOTED.match(t)
-    ]
-    if not scored:
-        return " ".join(tokens[:max_words])
-    _, _, start = min(scored)
-    phrase = [tokens[start]]
-    for t in tokens[start + 1 : start + max_words]:
-        if t.lower() in STOPWORDS or _FOOTNOTED.match(t):
-            break
-        phrase.append(t)
-    # Keep it verbatim: the words must sit next to each other in the sentence.
-    candidate = " ".join(phrase)
-    return candidate if candidate in sentence_text else tokens[start]
+    search for it lands on the cited passage (utterance.search_phrase)."""
+    return search_phrase(sentence_text, document_lower, max_words=max_words)
 
 
 def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[Citation, ...]:
@@ -62,7 +38,8 @@ def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[
         part = part_of(document, sid)
         out.append(Citation(sid=sid, page=sentence.page, text=sentence.text,
                             rects=tuple(sentence.rects),
-                            keyword=keyword(sentence.text, document_lower),
+                            keyword=search_phrase(sentence.text, document_lower,
+                                                  page_text(document, sid)),
                             document="" if part is None else str(part.path),
                             document_title="" if part is None else part.name))
     return tuple(out)

@@ -5,8 +5,11 @@ With several documents open the page hint names the document ("page N of <title>
 from __future__ import annotations
 
 import re
+import unicodedata
+from typing import Any
 
-from app.backbone.text import sentences
+from app.backbone.text import STOPWORDS, sentences
+from app.document.library import part_of
 from app.events import Citation
 from app.settings import UtteranceStyle
 
@@ -44,6 +47,119 @@ def limit_sentences(text: str, max_sentences: int) -> str:
     return " ".join(sentences(text)[:max_sentences])
 
 
+# --- numbers said as a person would, and the search phrase -------------------------------
+
+_SPACED_PERCENT = re.compile(r"(\d) (?:%|percent\b|per cent\b)")
+_THIN_GROUP = re.compile(r"(\d)[\u00a0\u2009\u202f](?=\d{3}\b)")
+
+
+def spoken_numbers(text: str) -> str:
+    """Numbers as a person says and writes them: "46.5 %" -> "46.5%", a thin-space
+    thousands group "4\u2009113" -> "4,113"."""
+    return _THIN_GROUP.sub(r"\1,", _SPACED_PERCENT.sub(r"\1%", text))
+
+
+# A word: letters of any script (accents, combining marks and all) and digits, joined by
+# an apostrophe, hyphen, dot or slash; a % written against a number belongs to it.
+_PHRASE_WORD = re.compile(r"[\w\u0300-\u036f]+(?:['\u2019\-./][\w\u0300-\u036f]+)*%?")
+# Scripts written without spaces: a long run is searched by a few of its characters.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+UNSPACED_CHARS = 6  # characters of an unspaced-script clause in a search phrase
+# A word with a footnote number glued on by the PDF's text layer ("library3"): rare, but
+# nobody would say it or type it.
+_FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
+
+
+def page_form(text: str) -> str:
+    """Text as a PDF search sees it: NFC, one space for any whitespace, a word broken at a
+    line end rejoined ("meas- urement"), no space before % ("46.5 %"), lower case."""
+    text = unicodedata.normalize("NFC", text).replace("\u00ad", "")
+    text = re.sub(r"(\w)-\s+(\w)", r"\1\2", text)
+    text = re.sub(r"\s+", " ", text)
+    return re.sub(r"(\d) %", r"\1%", text).strip().lower()
+
+
+def on_page(phrase: str, page_text: str) -> bool:
+    """The phrase is on the page, as a PDF search would find it."""
+    form = page_form(phrase)
+    return bool(form) and form in page_form(page_text)
+
+
+def page_text(document: Any, sid: int) -> str:
+    """The text of the page sentence ``sid`` is on (that document's page in a library)."""
+    sentence = document.get(sid)
+    if sentence is None:
+        return ""
+    part = part_of(document, sid)
+    return " ".join(s.text for s in document.sentences
+                    if s.page == sentence.page and part_of(document, s.sid) == part)
+
+
+def search_phrase(sentence_text: str, document_lower: str, page: str = "",
+                  max_words: int = 3) -> str:
+    """A short phrase of the sentence to search for: its words as written (never cut inside
+    one, whatever its letters), found on the page (``page``: the page's text; the sentence
+    itself if not given), at most ``max_words`` words, neither opening nor ending on a
+    stopword, with a word that means something (not a bare number); the one whose rarest
+    content word is rarest in the document wins, then the rarer phrase, the one with fewer
+    stopwords, the longer. "" when no phrase
+    qualifies (the hint then names the page only)."""
+    page = page_form(page or sentence_text)
+    best: tuple[int, ...] | None = None
+    phrase = ""
+    for order, candidate in enumerate(_candidates(sentence_text, max_words)):
+        form = page_form(candidate)
+        if form not in page:
+            continue
+        said = candidate.split()
+        filler = sum(w.lower() in STOPWORDS for w in said)
+        rarest = min(document_lower.count(w.lower()) for w in said if _means_something(w))
+        score = (rarest, document_lower.count(form), filler, -len(said), -len(candidate),
+                 order)
+        if best is None or score < best:
+            best, phrase = score, candidate
+    return phrase
+
+
+def _candidates(text: str, max_words: int) -> list[str]:
+    """Runs of up to ``max_words`` words joined by single spaces in the text itself."""
+    words = [m for m in _PHRASE_WORD.finditer(text) if not _FOOTNOTED.match(m.group())]
+    out: list[str] = []
+    for i, first in enumerate(words):
+        if _UNSPACED.search(first.group()):
+            out += _unspaced_pieces(first.group())
+            continue
+        for j in range(i, min(i + max_words, len(words))):
+            if j > i and text[words[j - 1].end():words[j].start()] != " ":
+                break
+            run = words[i : j + 1]
+            if _is_phrase([m.group() for m in run]):
+                out.append(text[first.start():words[j].end()])
+    return out
+
+
+def _unspaced_pieces(run: str) -> list[str]:
+    """A run of an unspaced script (between punctuation marks): its first characters, so
+    the phrase starts where a clause starts (no word splitter for these scripts here)."""
+    return [run[:UNSPACED_CHARS]]
+
+
+def _is_phrase(words: list[str]) -> bool:
+    if words[0].lower() in STOPWORDS or words[-1].lower() in STOPWORDS:
+        return False
+    if any(_UNSPACED.search(w) for w in words):
+        return False
+    return any(_means_something(w) for w in words)
+
+
+def _means_something(word: str) -> bool:
+    """A content word: four letters or more, or a short name with capitals or digits
+    ("ACE2", "UK"), not a bare number."""
+    if not any(c.isalpha() for c in word) or word.lower() in STOPWORDS:
+        return False
+    return len(word) >= 4 or word.upper() == word
+
+
 def _lower_first(text: str) -> str:
     """"They used" -> "they used", but "PDFBox is" keeps its capitals."""
     if text[:2] == text[:2].upper():
@@ -59,7 +175,7 @@ def _end(text: str) -> str:
 def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceStyle,
              preface: bool = True) -> str:
     """Topic preface, the text, and the page hint of the first cited sentence."""
-    body = _end(clean_text(text))
+    body = _end(spoken_numbers(clean_text(text)))
     topic = clean_text(topic).strip(" .,").lower()
     if preface and topic:
         body = f"About {topic}, {_lower_first(body)}"

@@ -23,7 +23,6 @@ and the text of the cited page (the document index's sentences on that page):
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -31,6 +30,7 @@ from functools import cache
 from typing import Any
 
 from app.backbone.text import sentences
+from app.backbone.utterance import on_page
 
 
 class DefectKind(StrEnum):
@@ -247,32 +247,3 @@ def _spliced(sentence: str, cited: Sequence[str]) -> Check:
     if any(pair in " ".join(c.lower().split()) for c in cited):
         return _NONE
     return DefectKind.SPLICED_VALUE, f"'{value}' glued onto '{before}'"
-
-
-# --- the search phrase on its page ----------------------------------------------------------
-
-
-def page_form(text: str) -> str:
-    """Text as a PDF search sees it: NFC, one space for any whitespace, a word broken at a
-    line end rejoined ("meas- urement"), no space before % ("46.5 %")."""
-    text = unicodedata.normalize("NFC", text).replace("\u00ad", "")
-    text = re.sub(r"(\w)-\s+(\w)", r"\1\2", text)
-    text = re.sub(r"\s+", " ", text)
-    return re.sub(r"(\d) %", r"\1%", text).strip().lower()
-
-
-def on_page(phrase: str, page_text: str) -> bool:
-    form = page_form(phrase)
-    return bool(form) and form in page_form(page_text)
-
-
-def page_text(document: Any, sid: int) -> str:
-    """The text of the page sentence ``sid`` is on (that document's page in a library)."""
-    from app.document.library import part_of
-
-    sentence = document.get(sid)
-    if sentence is None:
-        return ""
-    part = part_of(document, sid)
-    return " ".join(s.text for s in document.sentences
-                    if s.page == sentence.page and part_of(document, s.sid) == part)

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from app.backbone.text import sentences
+from app.backbone.utterance import page_text
 from app.backbone.verdict import NON_ACTIONABLE
 from app.backbone.veto import CONTRADICTING, StatedValueVeto
 from app.eval.dataset import BenchmarkSet, Conversation, DocumentCase, Event
-from app.eval.defects import Defect, check_utterance, page_text
+from app.eval.defects import Defect, check_utterance
 from app.eval.records import DecisionRecord
 from app.eval.text import canonical_tokens, contains_any, is_abstention
 from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
