@@ -143,12 +143,34 @@ def _lines(entries: list[dict[str, Any]]) -> list[Row]:
         if fate.id not in shown:
             unsaid.setdefault(fate.last_entry, []).append(fate)
     rows: list[Row] = []
+    added = _documents_added(entries)
     for index, entry in enumerate(entries):
-        row = _entry_row(entry, names)
+        row = _added_row(entry) if index in added else _entry_row(entry, names)
         if row is not None:
             rows.append(row)
         rows += [_unsaid(fate) for fate in unsaid.get(index, [])]
     return rows + _summary(fates)
+
+
+def _documents_added(entries: list[dict[str, Any]]) -> set[int]:
+    """Indexes of the entries that bring a document into the meeting after its first."""
+    seen = {str(e["document"]) for e in entries
+            if e.get("kind") == "session_started" and e.get("document")}  # fmt: skip
+    added: set[int] = set()
+    for index, entry in enumerate(entries):
+        path = str(entry.get("path") or "")
+        if entry.get("kind") != "document_loaded" or not path or path in seen:
+            continue
+        if seen:  # the first document is the meeting's own
+            added.add(index)
+        seen.add(path)
+    return added
+
+
+def _added_row(entry: dict[str, Any]) -> Row:
+    path = Path(str(entry.get("path")))
+    title = entry.get("title") or path.stem
+    return ("decision", f"Document added: {title} ({path.name})", [])
 
 
 def _summary(fates: list[InterventionFate]) -> list[Row]:

@@ -67,7 +67,9 @@ def turn_refs(meeting: Meeting, turns: Iterable[int]) -> str:
 
 
 def _cited(citation: Citation) -> str:
-    return f"The document, page {citation.page}: \u201c{citation.text}\u201d"
+    """Where a cited sentence is: its document by name when the meeting had several."""
+    where = citation.document_title or "The document"
+    return f"{where}, page {citation.page}: \u201c{citation.text}\u201d"
 
 
 def _statement(meeting: Meeting, st: Statement) -> Item:
@@ -95,7 +97,8 @@ def _citations(raw: Sequence[object]) -> list[Citation]:
             out.append(c)
         elif isinstance(c, dict):
             out.append(Citation(int(c.get("sid") or 0), int(c.get("page") or 0),
-                                str(c.get("text") or "")))
+                                str(c.get("text") or ""), document=str(c.get("document") or ""),
+                                document_title=str(c.get("document_title") or "")))
     return out
 
 

@@ -127,3 +127,21 @@ def test_the_record_and_its_export_keep_the_cited_document(two, tmp_path):
                       citations=[cite], status="finished", delivered_seconds=2.0)
     out = export_record(tmp_path / "meeting.jsonl", tmp_path / "meeting.md")
     assert "Roof survey, page 2, [S" in out.read_text(encoding="utf-8")
+
+
+def test_the_summary_names_the_document_of_a_citation(tmp_path):
+    from dataclasses import replace
+
+    from app.summary.run import summarize_record
+    from tests.summary.meetings import correction, write_document, write_record
+    from tests.summary.test_render import ACTIONS, ANSWER, POINTS
+
+    iv = correction()
+    named = replace(iv.citations[0], document=str(tmp_path / "roofs.pdf"),
+                    document_title="Roof survey")
+    record = write_record(tmp_path, write_document(tmp_path),
+                          intervention=replace(iv, citations=(named,)))
+    done = summarize_record(record, tmp_path / "summary.md",
+                            llm=ScriptedLLM([POINTS, ACTIONS, ANSWER]))
+    text = done.out.read_text(encoding="utf-8")
+    assert "Roof survey, page 1: \u201cPlanted roofs were installed on 48" in text

@@ -21,7 +21,7 @@ from app.settings import FloorMode, Settings
 from app.ui.settings_store import Preferences
 from tests.backbone.school import backbone
 from tests.backbone.scripted import ScriptedLLM
-from tests.document.samples import text_pdf
+from tests.document.samples import blank, text_pdf
 
 pytest.importorskip("app.floor.fsm", reason="the floor FSM is not built yet")
 
@@ -146,6 +146,8 @@ def test_a_citation_from_the_second_document_moves_the_viewer(meeting, qtbot, tm
     text = out.read_text(encoding="utf-8")
     assert f"Roof survey, page 2, [S{planted}]" in text
     assert "page 2 of Roof survey" in text
+    assert "Document added: Roof survey (roofs.pdf)" in text
+    assert "Document added: City budget" not in text  # the meeting's first document
 
 
 def test_removing_a_document_reads_the_rest_again(meeting, qtbot, tmp_path):
@@ -166,3 +168,16 @@ def test_removing_a_document_reads_the_rest_again(meeting, qtbot, tmp_path):
     wait(qtbot, lambda: pipeline._core.document is pipeline.documents[0])
     assert [d.path for d in pipeline.documents] == [budget]
     assert not window.documents.remove.isEnabled()  # the last one stays
+
+
+def test_a_document_the_agent_cannot_read_leaves_the_list(meeting, qtbot, tmp_path):
+    window, pipeline = meeting, meeting.pipeline
+    budget = titled_pdf(tmp_path / "budget.pdf", BUDGET, "City budget")
+    window.open_pdf(budget, start_agent=False)
+    pipeline.open_document(budget)
+    empty = blank(tmp_path / "empty.pdf")  # the viewer shows it; it has no text to index
+    assert window.add_pdf(empty)
+    wait(qtbot, lambda: window.documents.paths() == [budget])
+    assert window.pdf.path == budget
+    assert window.messages.isVisible() and "empty.pdf" in window.messages.label.text()
+    assert pipeline.documents[0].path == budget and pipeline.document is pipeline.documents[0]
