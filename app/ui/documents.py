@@ -1,7 +1,8 @@
 """The meeting's documents beside the viewer: which are open, which one is shown.
 
-Choosing a row shows that document; Add opens another (as dropping a PDF on the window
-does); Remove leaves one out of the meeting, never the last.
+Shown once the meeting has a second document. Choosing a row shows that document; Add
+opens another (as dropping a PDF on the window or File › Add document does); Remove
+leaves one out of the meeting, never the last.
 """
 
 from __future__ import annotations
@@ -103,4 +104,7 @@ class DocumentList(QWidget):
             self.removeRequested.emit(path)
 
     def _update_buttons(self) -> None:
-        self.remove.setEnabled(self.list.count() > 1)
+        """A one-document meeting keeps the whole width for its viewer."""
+        several = self.list.count() > 1
+        self.remove.setEnabled(several)
+        self.setVisible(several)

@@ -198,8 +198,7 @@ class MainWindow(QMainWindow):
         left = QWidget()
         row = QHBoxLayout(left)  # the meeting's documents beside the viewer
         row.setContentsMargins(0, 0, 0, 0)
-        self.documents = DocumentList()
-        self.documents.hide()
+        self.documents = DocumentList()  # shown once a second document joins
         row.addWidget(self.documents)
         lcol = QVBoxLayout()
         row.addLayout(lcol, 1)
@@ -358,7 +357,6 @@ class MainWindow(QMainWindow):
         self.documents.clear()
         self.documents.add(path)
         self.documents.mark_shown(path)
-        self.documents.show()
         self.prefs.add_recent(str(path))
         self._fill_recent()
         if start_agent:

@@ -87,6 +87,7 @@ def test_a_citation_from_the_second_document_moves_the_viewer(meeting, qtbot, tm
     roofs = titled_pdf(tmp_path / "roofs.pdf", ROOFS, "Roof survey")
     assert window.open_pdf(budget, start_agent=False)
     assert pipeline.open_document(budget)
+    assert not window.documents.isVisible()  # one document: the viewer has the width
     llm = ScriptedLLM([QUIET])
     pipeline.backbone_factory = lambda document, model, _settings: (backbone(model, document),
                                                                     None)
@@ -97,6 +98,7 @@ def test_a_citation_from_the_second_document_moves_the_viewer(meeting, qtbot, tm
     # The second document joins: listed, shown, and read by a new backbone on the model.
     assert window.add_pdf(roofs)
     assert window.documents.paths() == [budget, roofs] and window.pdf.path == roofs
+    assert window.documents.isVisible()
     wait(qtbot, lambda: isinstance(pipeline._core.document, Library))
     wait(qtbot, lambda: window.documents.name_of(roofs) == "Roof survey")
     core = pipeline._core
@@ -168,6 +170,7 @@ def test_removing_a_document_reads_the_rest_again(meeting, qtbot, tmp_path):
     wait(qtbot, lambda: pipeline._core.document is pipeline.documents[0])
     assert [d.path for d in pipeline.documents] == [budget]
     assert not window.documents.remove.isEnabled()  # the last one stays
+    assert not window.documents.isVisible()
 
 
 def test_a_document_the_agent_cannot_read_leaves_the_list(meeting, qtbot, tmp_path):
