@@ -4,7 +4,8 @@ Drives a real window, pipeline and floor FSM on a simulated clock through the de
 meeting: the agent reads the document (with its progress), the transcript fills while
 the microphone's level moves, the agent raises its hand with the correction of the
 planted fact, then gets the floor and speaks with the arrow on the cited sentence; then
-it is snoozed, paused, and the settings dialog shows the device pickers. The voice plays
+it is snoozed, paused, a participant introduces themself and the window offers the name,
+and the settings dialog shows the device pickers and the remembered voices. The voice plays
 as text here, and the window shows it as available: the normal state, without a banner.
 
     python -m app.ui.screenshots docs/screenshots
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app.clock import SimulatedClock
-from app.events import Citation, InputLevel, Intervention, InterventionKind
+from app.events import Citation, InputLevel, Intervention, InterventionKind, Turn
 from app.pipeline.demo import DemoAssets
 from app.pipeline.events import AgentProgress, InputState, InputStatus, WarmStage
 from app.pipeline.pipeline import Pipeline
@@ -27,7 +28,10 @@ from app.pipeline.playback import TextOnlyPlayer
 from app.pipeline.scripted import load_turns
 from app.settings import FloorMode, Settings
 
-STATES = ("warming", "listening", "hand_raised", "speaking", "snoozed", "paused", "settings")
+STATES = (
+    "warming", "listening", "hand_raised", "speaking", "snoozed", "paused", "name_offer",
+    "settings",
+)
 
 
 def planted_correction(document: Any, assets: DemoAssets) -> Intervention:
@@ -120,6 +124,11 @@ def capture(out_dir: Path, assets: DemoAssets | None = None) -> list[Path]:
     _settle(app, window, clock, 0.5)
     paths.append(_save(window, out_dir / "paused.png"))
     window.pause.click()
+    last = turns[5]
+    pipeline.feed(Turn("S4", "Sorry I'm late. Hi, I'm Priya, I ran the survey.",
+                       last.end + 1.0, last.end + 4.0, index=last.index + 1))  # fmt: skip
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "name_offer.png"))
     paths.append(_save_settings(prefs, out_dir / "settings.png"))
     window.close()
     return paths
@@ -143,9 +152,16 @@ def _settle_gui() -> None:
 
 
 def _save_settings(prefs: Any, path: Path) -> Path:
+    import tempfile
+
+    import numpy as np
+
+    from app.speech.voiceprints import VoiceprintStore, voiceprint
     from app.ui.settings_dialog import SettingsDialog
 
-    dialog = SettingsDialog(prefs)
+    store = VoiceprintStore(Path(tempfile.mkdtemp()) / "voiceprints.json")
+    store.remember(voiceprint("Maya", [np.eye(192, dtype=np.float32)[0]], [34.0], 1.7e9))
+    dialog = SettingsDialog(prefs, voiceprints=store)
     dialog.adjustSize()
     dialog.show()
     _settle_gui()
