@@ -93,6 +93,11 @@ class LedgerSettings:
     # Run the monitor only on turns a detector, a question, an attribution or an open claim
     # makes worth checking. None: on in focused (small-model, CPU) mode, off in full mode.
     screen_turns: bool | None = None
+    # Where the screening runs, a turn none of whose content words the document uses
+    # (compared by their first OFF_DOCUMENT_PREFIX letters, so "recruit" meets "recruited")
+    # is talk about something else: silent as "off_document", no monitor call. A turn with
+    # fewer than this many shared words is off the document; 0 turns the check off.
+    off_document_min_shared: int = 1  # content words
     # Before a correction or a "the document doesn't report that", stay silent when a
     # document sentence about the same matter states every value and name the turns that
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.

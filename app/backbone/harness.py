@@ -4,11 +4,13 @@ generation -> utterance. One worker thread calls it; every silent turn says why.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Any
 
 from app.backbone import direct as direct_stage
@@ -51,6 +53,14 @@ DELIVERED = frozenset({"started", "finished", "stopped"})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
+OFF_DOCUMENT_PREFIX = 5  # letters a turn's word and a document word must share
+
+
+class Screened(StrEnum):
+    """Why the screening kept a turn from the monitor."""
+
+    NOTHING_TO_CHECK = "monitor: skipped (screened: nothing to check)"
+    OFF_DOCUMENT = "off_document: no content word of the turn is the document's"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -310,18 +320,33 @@ class Backbone:
         """On a CPU the monitor is the cost of a turn: skip it where nothing can be at
         stake (no detector hit, no question, no attribution to the document, no open claim
         the last turns could resolve). A reply that leaves a question open is a detector
-        hit. Returns the silent reason, or "" to run it."""
+        hit. A turn about something else (no content word of the document) is off the
+        document even when it asks something: the document cannot answer it. Returns the
+        silent reason, or "" to run it."""
         screen = self.settings.ledger.screen_turns
         if screen is None:
             screen = self.mode is ContextMode.FOCUSED
-        if (not screen or found or self._asks_or_attributes(text)
+        if (not screen or found or attributes_to_document(text)
                 or self._checkable(open_before) or self._retry_due()):
             return ""
-        return "monitor: skipped (screened: nothing to check)"
+        if self._off_document(text):
+            return Screened.OFF_DOCUMENT
+        if asks_about_document(text):
+            return ""
+        return Screened.NOTHING_TO_CHECK
 
-    @staticmethod
-    def _asks_or_attributes(text: str) -> bool:
-        return asks_about_document(text) or attributes_to_document(text)
+    def _off_document(self, text: str) -> bool:
+        """Fewer of the turn's content words than the setting asks are the document's
+        (each compared by its first letters); a turn without content words is not."""
+        need = self.settings.ledger.off_document_min_shared
+        said = {w[:OFF_DOCUMENT_PREFIX] for w in content_tokens(text)}
+        if need <= 0 or not said:
+            return False
+        return len(said & self._vocabulary_heads) < min(need, len(said))
+
+    @functools.cached_property
+    def _vocabulary_heads(self) -> frozenset[str]:
+        return frozenset(w[:OFF_DOCUMENT_PREFIX] for w in self.proposer.facts.vocabulary)
 
     def _still_open(self, verdict: Verdict, found: Sequence[Proposal]) -> Verdict:
         """A question the monitor already judged a gap stays one while the replies leave

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.backbone.harness import Backbone
+from app.backbone.harness import Backbone, Screened
 from app.backbone.retrieval import lexical_search
 from app.document import DocumentIndex, Sentence
 from app.events import InterventionKind, PlaybackReceipt, Turn
@@ -227,8 +227,8 @@ def test_a_complete_question_cannot_be_skipped(document, asked, may_skip):
 def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
     llm = ScriptedLLM([QUIET, QUIET])
     bb = make(document, llm, screen_turns=None)  # auto: on in focused mode
-    quiet = bb.on_turn(turn(0, "Fair enough, that part was clear to me."))
-    assert quiet.action == "silent" and quiet.reason.startswith("monitor: skipped")
+    quiet = bb.on_turn(turn(0, "Fair enough, the part about pages was clear to me."))
+    assert quiet.action == "silent" and quiet.reason == Screened.NOTHING_TO_CHECK
     asked = bb.on_turn(turn(1, "How many unique paper nodes are left after deduplication?"))
     assert asked.reason == "monitor: on_progress"
     reply = bb.on_turn(turn(2, "No idea, honestly.", "S2"))  # the turn after a question
@@ -241,11 +241,11 @@ def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(docume
     bb = make(document, llm, screen_turns=None)
     bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
     chat = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
-    assert chat.reason.startswith("monitor: skipped")  # the wrong claim is open, unresolved
+    assert chat.reason == Screened.OFF_DOCUMENT  # the wrong claim is open, unresolved
     fix = bb.on_turn(turn(2, "Sorry, it's PDFBox they feed each page to.", "S2"))
     assert "self-repair closed C1" in fix.reason
     answered = bb.on_turn(turn(3, "Anyway, lunch at noon works for everybody.", "S1"))
-    assert answered.reason.startswith("monitor: skipped")
+    assert answered.reason == Screened.OFF_DOCUMENT
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 

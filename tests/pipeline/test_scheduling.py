@@ -316,7 +316,7 @@ def test_the_verdict_names_the_turn_a_detector_flagged(document):
 def test_screened_turns_keep_their_own_reason_in_a_batch(document):
     llm = ScriptedLLM([QUIET])
     bb = make(document, llm, screen_turns=True)
-    decisions = bb.on_turns([turn(0, "Fair enough, that part was clear to me."),
+    decisions = bb.on_turns([turn(0, "Fair enough, the part about pages was clear to me."),
                              turn(1, "How many unique paper nodes are left?")])
     assert decisions[0].reason.startswith("monitor: skipped")
     assert decisions[1].reason == "monitor: on_progress"
