@@ -48,7 +48,7 @@ class DocumentList(QWidget):
         col.addWidget(QLabel("<b>Documents</b>"))
         col.addWidget(self.list, 1)
         col.addLayout(buttons)
-        self.setMaximumWidth(220)
+        self.setMaximumWidth(190)
         self._update_buttons()
 
     def paths(self) -> list[Path]:

@@ -176,6 +176,7 @@ class PdfView(QGraphicsView):
         self._fade.setInterval(60)
         self._fade.timeout.connect(self._fade_step)
         self._zoom = 1.0
+        self._fitting = True  # the zoom follows the view's width until the user zooms
         self._opening: Path | None = None  # the file being checked on the worker thread
         self._generation = 0  # counts close_document calls
         self._job: _LayoutJob | None = None
@@ -304,6 +305,7 @@ class PdfView(QGraphicsView):
             return
         width = max(w for w, _ in self._sizes) + 2 * PAGE_GAP
         self.set_zoom(max(0.2, (self.viewport().width() - 4) / width))
+        self._fitting = True
 
     def set_zoom(self, zoom: float) -> None:
         self._zoom = min(6.0, max(0.2, zoom))
@@ -314,6 +316,7 @@ class PdfView(QGraphicsView):
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt override)
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.set_zoom(self._zoom * (1.15 if event.angleDelta().y() > 0 else 1 / 1.15))
+            self._fitting = False
             event.accept()
             return
         super().wheelEvent(event)
@@ -411,4 +414,6 @@ class PdfView(QGraphicsView):
 
     def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 (Qt override)
         super().resizeEvent(event)
+        if self._fitting:  # a list shown beside it, or the window resized
+            self.fit_width()
         self.render_visible()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.backbone.utterance import page_hint
 from app.events import (
     Citation,
     Intervention,
@@ -113,7 +114,8 @@ class TranscriptView(QTextBrowser):
             cites = []
             for c in row.intervention.citations:
                 self._citations.append(c)
-                cites.append(f'<a href="cite:{len(self._citations) - 1}">page {c.page}</a>')
+                where = html.escape(page_hint(c))  # names the document when there are several
+                cites.append(f'<a href="cite:{len(self._citations) - 1}">{where}</a>')
             cite_html = f" <small>({', '.join(cites)})</small>" if cites else ""
             note = f" <small><i>{html.escape(row.note)}</i></small>" if row.note else ""
             return (
