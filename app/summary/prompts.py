@@ -19,9 +19,9 @@ TASK points: the main points of this part of the meeting, in the order they came
 Each is one short sentence (at most 25 words) saying what was said about the subject,
 with the speaker's name where it matters. kind is "decided" only for what the group
 agreed to do or settled on; otherwise "discussed". At most {max_points} points; skip
-greetings and small talk. The form, with made-up content:
-{{"points": [{{"kind": "discussed", "text": "Ana said the launch needs two more testers.",
-"turns": [12]}}, {{"kind": "decided", "text": "The launch moves to May.", "turns": [15, 16]}}]}}
+greetings and small talk. The reply's form:
+{{"points": [{{"kind": "discussed", "text": "<who said what, in one sentence>",
+"turns": [<the turn numbers that say it>]}}]}}
 
 TASK actions: tasks someone agreed to do, or was asked to do, after the meeting.
 who: the person's name as the transcript gives it ("" when nobody is named); what: the

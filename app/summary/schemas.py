@@ -10,6 +10,13 @@ POINT_KINDS = ("discussed", "decided")
 MAX_POINT_CHARS = 180  # one sentence of minutes; a reply that reaches it was cut off
 
 
+def line(max_chars: int) -> dict[str, Any]:
+    """One line of text: the decoder's plain string lets a raw line break or tab through,
+    which no JSON parser accepts, so the characters are spelled out (no quotes either)."""
+    return {"type": "string", "maxLength": max_chars,
+            "pattern": f'^[^"\\\\\\n\\r\\t]{{0,{max_chars}}}$'}
+
+
 def _turns(max_turns: int) -> dict[str, Any]:
     return {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": max_turns}
 
@@ -20,7 +27,7 @@ def points_schema(max_points: int, max_turns: int) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "kind": {"type": "string", "enum": list(POINT_KINDS)},
-            "text": {"type": "string", "maxLength": MAX_POINT_CHARS},
+            "text": line(MAX_POINT_CHARS),
             "turns": _turns(max_turns),
         },
         "required": ["kind", "text", "turns"],
@@ -38,9 +45,9 @@ def actions_schema(max_actions: int) -> dict[str, Any]:
     item = {
         "type": "object",
         "properties": {
-            "who": {"type": "string", "maxLength": 40},
-            "what": {"type": "string", "maxLength": 160},
-            "when": {"type": "string", "maxLength": 40},
+            "who": line(40),
+            "what": line(160),
+            "when": line(40),
             "turn": {"type": "integer"},
         },
         "required": ["who", "what", "when", "turn"],

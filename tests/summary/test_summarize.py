@@ -122,3 +122,18 @@ def test_a_point_the_length_cap_cut_off_keeps_its_whole_sentences_only():
     points = parse_points({"points": [{"kind": "discussed", "text": t, "turns": [1]}
                                       for t in (cut, alone, short)]})
     assert [p.text for p in points] == [first, short]
+
+
+def test_the_reply_schemas_spell_out_one_line_of_plain_text():
+    import jsonschema
+
+    from app.summary.schemas import actions_schema, points_schema
+
+    point = {"kind": "discussed", "text": "Maya said it was cooler.", "turns": [1]}
+    jsonschema.validate({"points": [point]}, points_schema(6, 4))
+    for bad in ("It will be the same\n", 'He said "no"', "tab\there"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"points": [{**point, "text": bad}]}, points_schema(6, 4))
+    item = {"who": "Maya", "what": "send\nfigures", "when": "", "turn": 6}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"actions": [item]}, actions_schema(6))
