@@ -2,7 +2,8 @@
 
 Each item's question goes to ``Backbone.answer_direct`` as a wake-word turn on a fresh
 backbone. Accuracy is gold containment (numbers as numbers) and token F1; the citation is
-scored against the evidence sentence; TTFT is the first streamed delta with text.
+scored against the evidence sentence; TTFT is the first streamed delta with text. Every
+answer given should cite a sentence, and its text passes the utterance defect checks.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.backbone.text import sentences
 from app.eval.dataset import QAItem
+from app.eval.defects import check_utterance
 from app.eval.replay import BackboneFactory, intervention_fields
 from app.eval.scoring import percentile
 from app.eval.text import contains_value, is_abstention, overlap_coefficient, token_f1
@@ -160,6 +164,7 @@ def summarise_qa(records: Sequence[QARecord]) -> dict[str, Any]:
     answerable = [r for r in records if r.answerable]
     unanswerable = [r for r in records if not r.answerable]
     cited = [r for r in answerable if r.citation_overlap is not None]
+    answered = [r for r in records if r.action == "answer"]
     ttft = [r.ttft_ms for r in records if r.ttft_ms is not None]
     total = [r.total_ms for r in records if r.action != "error"]
     return {
@@ -171,6 +176,9 @@ def summarise_qa(records: Sequence[QARecord]) -> dict[str, Any]:
         "citation_hit_pct": _pct(sum(r.citation_hit for r in cited), len(cited)),
         "cited_pct": _pct(len(cited), len(answerable)),
         "abstention_pct": _pct(sum(r.action == "abstain" for r in answerable), len(answerable)),
+        "answers_cited_pct": _pct(sum(bool(r.quote_sids) for r in answered),
+                                  len(answered)),
+        "answer_defects": answer_defects(answered),
         "unanswerable": len(unanswerable),
         "abstained_when_unanswerable_pct": _pct(
             sum(r.correct for r in unanswerable), len(unanswerable)
@@ -179,6 +187,17 @@ def summarise_qa(records: Sequence[QARecord]) -> dict[str, Any]:
         "ttft_ms": {"p50": _ms(ttft, 50), "p95": _ms(ttft, 95)},
         "total_ms": {"p50": _ms(total, 50), "p95": _ms(total, 95)},
     }
+
+
+def answer_defects(answered: Sequence[QARecord]) -> dict[str, Any]:
+    """The utterance checks on the answers given (a clipped start, prompt text ...)."""
+    found = [(r, check_utterance(r.text, sentences(r.quote) if r.quote else []))
+             for r in answered]
+    kinds = Counter(d.kind.value for _, defects in found for d in defects)
+    return {"count": sum(kinds.values()), "of_answers": len(answered),
+            "by_kind": dict(sorted(kinds.items())),
+            "samples": [{"id": r.id, "text": r.text, "defects": [d.detail for d in defects]}
+                        for r, defects in found if defects][:10]}  # fmt: skip
 
 
 def read_qa_records(path: Path) -> list[QARecord]:

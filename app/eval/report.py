@@ -170,6 +170,13 @@ def _fraction(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _answer_defects(found: dict[str, Any] | None) -> str:
+    if not found:
+        return "–"
+    kinds = ", ".join(f"{k} {n}" for k, n in found["by_kind"].items())
+    return f"{found['count']} in {found['of_answers']} answers" + (f" ({kinds})" if kinds else "")
+
+
 def qa_markdown(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     rows = [
         ["items (answerable)", f"{summary['items']} ({summary['answerable']})"],
@@ -180,6 +187,8 @@ def qa_markdown(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         ["citation hit %", summary["citation_hit_pct"]],
         ["abstained on answerable %", summary["abstention_pct"]],
         ["abstained on unanswerable %", summary["abstained_when_unanswerable_pct"]],
+        ["answers with a citation %", summary.get("answers_cited_pct")],
+        ["answer defects", _answer_defects(summary.get("answer_defects"))],
         ["errors", summary["errors"]],
         ["TTFT p50 / p95 ms", f"{_cell(summary['ttft_ms']['p50'])} / "
                               f"{_cell(summary['ttft_ms']['p95'])}"],

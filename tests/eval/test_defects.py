@@ -7,8 +7,9 @@ from pathlib import Path
 
 from app.eval.dataset import read_set
 from app.eval.defects import DefectKind, check_utterance, is_clipped, on_page, schema_keys
+from app.eval.qa import QARecord, summarise_qa
 from app.eval.records import DecisionRecord
-from app.eval.report import replay_markdown
+from app.eval.report import qa_markdown, replay_markdown
 from app.eval.scoring import lexical_similarity, score_replay
 from tests.eval import tiny_set
 
@@ -110,3 +111,23 @@ def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) ->
 def test_defect_kinds_are_a_closed_set() -> None:
     assert {k.value for k in DefectKind} == {
         "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value"}
+
+
+def _record(rid: str, text: str, sids: tuple[int, ...], quote: str = "") -> QARecord:
+    return QARecord(id=rid, document="doc", question="q?", gold="53%", answerable=True,
+                    action="answer", text=text, page=1 if sids else None, quote_sids=sids,
+                    quote=quote, correct=True, f1=0.5, citation_overlap=None,
+                    citation_hit=False, ttft_ms=None, total_ms=10.0)
+
+
+def test_direct_answers_report_citations_and_defects() -> None:
+    records = [_record("a", "mentions that 53% of the volunteers kept the diet.", (4,), CITED),
+               _record("b", "The team found that 53% of the volunteers kept the diet.", ()),
+               _record("c", "The team found that 53% of the volunteers kept the diet.", (4,),
+                       CITED)]
+    summary = summarise_qa(records)
+    assert summary["answers_cited_pct"] == 66.7
+    found = summary["answer_defects"]
+    assert (found["count"], found["of_answers"], found["by_kind"]) == (1, 3, {"fragment": 1})
+    assert [s["id"] for s in found["samples"]] == ["a"]
+    assert "| answer defects | 1 in 3 answers (fragment 1) |" in qa_markdown(summary, {})
