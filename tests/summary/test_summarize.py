@@ -131,9 +131,20 @@ def test_the_reply_schemas_spell_out_one_line_of_plain_text():
 
     point = {"kind": "discussed", "text": "Maya said it was cooler.", "turns": [1]}
     jsonschema.validate({"points": [point]}, points_schema(6, 4))
-    for bad in ("It will be the same\n", 'He said "no"', "tab\there"):
+    for bad in ("It will be the same\nas before.", 'He said "no"', "tab\there"):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"points": [{**point, "text": bad}]}, points_schema(6, 4))
     item = {"who": "Maya", "what": "send\nfigures", "when": "", "turn": 6}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"actions": [item]}, actions_schema(6))
+
+
+def test_the_decoder_grammar_has_no_line_break_inside_a_string():
+    import json
+
+    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from app.summary.schemas import points_schema
+
+    gbnf = grammar.json_schema_to_gbnf(json.dumps(points_schema(6, 4)))
+    # The GBNF class escapes the backslash and spells \n \r \t: none may be written raw.
+    assert r'points-item-text-1 ::= [^"\\\n\r\t]' in gbnf.splitlines()
