@@ -149,7 +149,7 @@ def _question_sections(summary: MeetingSummary) -> list[Section]:
     unanswered = [q for q in qs if q.looked_up and not q.answered_by_document]
     unchecked = [q for q in qs if not q.looked_up]
     sections = [Section("Open questions", 2, empty="" if qs else
-                        "Every question raised was answered in the meeting.")]
+                        "No question was left open.")]
     if answered:
         sections.append(Section("The document answers", 3,
                                 tuple(_question(m, q) for q in answered)))
