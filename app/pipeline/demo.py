@@ -1,5 +1,6 @@
 """The demo meeting: the bundled PDF and a recorded three-person discussion played
-through the real speech pipeline, with the agent in hand-raise mode.
+through the live path (``app.pipeline.live``) as a microphone would deliver it, with the
+agent in hand-raise mode.
 
 ``DemoMeeting`` is Qt-free: the window drives it with a bridge, ``--headless`` drives it
 from a plain loop. It reports success when the record holds a delivered intervention
@@ -18,9 +19,7 @@ from typing import Any
 
 from app.events import AgentState
 from app.paths import resources_dir
-from app.pipeline import live
-from app.pipeline.clocks import AudioFollowingClock
-from app.pipeline.pipeline import Pipeline
+from app.pipeline.live import AudioInput, LiveMeeting
 from app.pipeline.scripted import ScriptedTurns, load_turns
 from app.session.record import SessionRecord, read_record
 from app.settings import FloorMode, Settings
@@ -55,7 +54,7 @@ def cites_page(entry: dict[str, Any], page: int) -> bool:
     return any(c.get("page") == page for c in entry.get("citations") or [])
 
 
-class DemoMeeting:
+class DemoMeeting(LiveMeeting):
     def __init__(
         self,
         settings: Settings | None = None,
@@ -64,14 +63,16 @@ class DemoMeeting:
         fast: bool = False,
         auto_grant_after: float | None = 3.0,
         llm_spec: str | None = None,
+        voice_sink: str = "device",
     ) -> None:
         base = settings or Settings()
-        self.settings = replace(base, floor=replace(base.floor, mode=FloorMode.HAND_RAISE))
         self.assets = assets or DemoAssets.bundled()
-        self.record = record or SessionRecord.create(label="demo")
-        self.clock = AudioFollowingClock()
-        self.pipeline = Pipeline(self.settings, record=self.record, clock=self.clock)
-        self.pipeline.hub.subscribe(self.clock.observe)
+        super().__init__(
+            replace(base, floor=replace(base.floor, mode=FloorMode.HAND_RAISE)),
+            AudioInput(file=self.assets.audio, fast=fast),
+            record or SessionRecord.create(label="demo"),
+            voice_sink=voice_sink,
+        )
         self.fast = fast
         self.auto_grant_after = auto_grant_after
         self.llm_spec = llm_spec
@@ -80,33 +81,28 @@ class DemoMeeting:
         self._grant_timer: threading.Timer | None = None
         self.pipeline.hub.subscribe(self._on_event)
 
-    def prepare(self) -> bool:
+    def prepare(self) -> bool:  # type: ignore[override]
         """Index the document and load the agent (slow; off the GUI thread)."""
         self.record.append("session_started", document=str(self.assets.pdf), demo=True)
-        if not self.pipeline.open_document(self.assets.pdf):
-            return False
-        self.pipeline.start_agent(self.llm_spec)
-        return True
+        return super().prepare(self.assets.pdf, self.llm_spec)
 
-    def start_audio(self) -> None:
+    def start_audio(self) -> str | None:
         """Play the meeting through the speech worker (or the transcript without one)."""
-        self.clock.start()
-        source, why = live.file_source(self.assets.audio, realtime=not self.fast, clock=None)
-        worker = None
-        if source is not None:
-            worker, why = live.speech_worker(source, self.settings, self.clock)
-        if worker is not None:
+        why = super().start_audio()
+        if why is None:
             self.source_kind = "speech"
-            self.pipeline.attach_speech(worker)
-            worker.start()
-            return
+            return None
         self.pipeline.set_status("speech", False, f"{why}; replaying the written transcript")
         self.source_kind = "transcript"
-        self.clock.end_audio()  # no audio: the transcript's times are wall-clock times
         self._scripted = ScriptedTurns(
             load_turns(self.assets.transcript), self.pipeline.feed, self.clock
         )
         self._scripted.start()
+        return why
+
+    def settled(self) -> bool:
+        scripted = self._scripted
+        return super().settled() and (scripted is None or scripted.done.is_set())
 
     def _on_event(self, event: Any) -> None:
         if event == AgentState.HAND_RAISED and self.auto_grant_after is not None:
@@ -133,5 +129,4 @@ class DemoMeeting:
             self._grant_timer.cancel()
         if self._scripted is not None:
             self._scripted.stop()
-        self.pipeline.stop()
-        self.record.close()
+        super().stop()

@@ -231,6 +231,124 @@ class FileSource(ArraySource):
         super().__init__(load_audio(self.path), **kwargs)
 
 
+class PacedSource:
+    """Samples delivered the way a microphone delivers them.
+
+    A feeder thread releases each block when its last sample is due on ``clock``
+    (``speed`` times real time) into a queue, as a microphone callback does. With
+    ``max_queued`` (``MicrophoneSource`` keeps 64) the oldest block is dropped when the
+    reader falls that far behind, as from a microphone; without it nothing is lost and a
+    lagging reader catches up. Blocks are stamped with the samples delivered so far, as
+    the microphone stamps them; each loss is kept in ``dropped`` as (audio time of the
+    gap, seconds lost), so ``recording_time`` maps an audio time back to the recording."""
+
+    sample_rate = TARGET_RATE
+
+    def __init__(
+        self,
+        samples: np.ndarray,
+        *,
+        block: int = 512,
+        speed: float = 1.0,
+        max_queued: int | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if speed <= 0:
+            raise ValueError("speed must be positive")
+        self._samples = np.asarray(samples, dtype=np.float32)
+        self._block = block
+        self.speed = speed
+        self._clock = clock or RealClock()
+        self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=max_queued or 0)
+        self._lock = threading.Lock()
+        self._halt = threading.Event()
+        self._fed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._delivered = 0  # samples handed to the reader
+        self.started_at: float | None = None  # clock reading at recording time 0
+        self.dropped: list[tuple[float, float]] = []
+
+    @property
+    def duration(self) -> float:
+        return self._samples.size / self.sample_rate
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self.started_at = self._clock.now()
+        self._thread = threading.Thread(target=self._feed, name="paced-source", daemon=True)
+        self._thread.start()
+
+    def _feed(self) -> None:
+        assert self.started_at is not None
+        for pos in range(0, self._samples.size, self._block):
+            chunk = self._samples[pos : pos + self._block]
+            if chunk.size < self._block:
+                chunk = np.pad(chunk, (0, self._block - chunk.size))
+            due = self.started_at + (pos + self._block) / self.sample_rate / self.speed
+            while not self._halt.is_set() and (wait := due - self._clock.now()) > 0:
+                self._clock.sleep(min(wait, 0.05))
+            if self._halt.is_set():
+                break
+            self._put(chunk)
+        self._fed.set()
+
+    def _put(self, chunk: np.ndarray) -> None:
+        try:
+            self._queue.put_nowait(chunk)
+        except queue.Full:  # the reader lags: drop the oldest, keep the newest
+            try:
+                lost = self._queue.get_nowait()
+                with self._lock:
+                    self.dropped.append((self._delivered / self.sample_rate,
+                                         lost.size / self.sample_rate))  # fmt: skip
+            except queue.Empty:
+                pass
+            self._queue.put_nowait(chunk)
+
+    def read(self, timeout: float) -> AudioBlock | None:
+        if self._thread is None:
+            self.start()
+        try:
+            chunk = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        with self._lock:
+            start = self._delivered
+            self._delivered += chunk.size
+        return AudioBlock(chunk, start / self.sample_rate, start)
+
+    def recording_time(self, audio_time: float) -> float:
+        """Where in the recording an audio time lies, counting the audio dropped before it."""
+        with self._lock:
+            lost = sum(seconds for at, seconds in self.dropped if at <= audio_time)
+        return audio_time + lost
+
+    @property
+    def finished(self) -> bool:
+        return self._fed.is_set() and self._queue.empty()
+
+    def stop(self) -> None:
+        self._halt.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(1.0)
+        self._fed.set()
+        while not self._queue.empty():
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+
+
+class PacedFileSource(PacedSource):
+    """A WAV/FLAC file (any rate, resampled to 16 kHz mono) played like a microphone."""
+
+    def __init__(self, path: str | Path, **kwargs: Any) -> None:
+        self.path = Path(path)
+        super().__init__(load_audio(self.path), **kwargs)
+
+
 def list_devices(kind: str = "input") -> list[dict[str, Any]]:
     """Devices with at least one channel of ``kind`` ("input" or "output")."""
     sd = _sounddevice()

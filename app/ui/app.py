@@ -6,12 +6,10 @@ import logging
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from app.events import AgentState, Decision, Turn
-from app.pipeline.events import ComponentStatus, HighlightCitation, PipelineError
+from app.pipeline.events import HighlightCitation
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +25,11 @@ def _application(headless: bool) -> Any:
     return app
 
 
-def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
-    """The app on the live microphone."""
-    from app.pipeline import live
-    from app.pipeline.clocks import AudioFollowingClock
-    from app.pipeline.pipeline import Pipeline
-    from app.session.record import SessionRecord
+def run_app(pdf: Path | None, llm_spec: str | None = None, audio: Path | None = None) -> int:
+    """The app on the live microphone, or on a recording played as a microphone would."""
+    from app.pipeline.live import AudioInput, LiveMeeting
     from app.settings import Settings
+    from app.speech.voiceprints import VoiceprintStore
     from app.ui.earcon import Earcons
     from app.ui.settings_store import load_preferences
     from app.ui.window import MainWindow
@@ -42,58 +38,23 @@ def run_app(pdf: Path | None, llm_spec: str | None = None) -> int:
     prefs = load_preferences()
     if llm_spec:
         prefs.llm_model = llm_spec
-    settings = prefs.apply(Settings())
-    record = SessionRecord.create(label="meeting")
-    clock = AudioFollowingClock()
-    pipeline = Pipeline(settings, record=record, clock=clock)
-    pipeline.hub.subscribe(clock.observe)
-    pipeline.voice_sink, pipeline.voice_device = "device", prefs.output_device or None
-    reference = _self_voice_reference()
-    pipeline.voice_tap = reference
-    window = MainWindow(pipeline, prefs, Earcons(device=prefs.output_device or None))
-    window.on_close.append(record.close)
-    window.offer_last_session(record.unfinished_before)  # the last meeting crashed
+    meeting = LiveMeeting(
+        prefs.apply(Settings()),
+        AudioInput(file=audio, device=prefs.input_device or None),
+        voice_device=prefs.output_device or None,
+        voiceprints=VoiceprintStore.default(),
+    )
+    window = MainWindow(meeting.pipeline, prefs, Earcons(device=prefs.output_device or None))
+    window.on_close.append(meeting.stop)
+    window.offer_last_session(meeting.record.unfinished_before)  # the last meeting crashed
     window.show()
-    record.append("session_started", document=str(pdf) if pdf else None)
-
-    def start_speech() -> None:
-        source, why = live.mic_source(prefs.input_device or None)
-        worker = None
-        if source is not None:
-            worker, why = live.speech_worker(source, settings, pipeline.clock, reference=reference)
-        if worker is None:
-            clock.end_audio()  # no audio to follow: the floor runs on wall-clock time
-            pipeline.set_status("speech", False, why or "unknown reason")
-            return
-        pipeline.attach_speech(worker)
-        worker.start()
-
-    threading.Thread(target=start_speech, daemon=True, name="speech-loader").start()
+    meeting.record.append("session_started", document=str(pdf) if pdf else None)
+    threading.Thread(target=meeting.start_audio, daemon=True, name="speech-loader").start()
     if pdf is not None:
         window.open_pdf(Path(pdf))
     else:
-        pipeline.set_status("backbone", False, "open a PDF to start the agent")
+        meeting.pipeline.set_status("backbone", False, "open a PDF to start the agent")
     return int(app.exec())
-
-
-def _printer(event: Any) -> None:
-    if isinstance(event, Turn):
-        print(f"[{event.end:6.1f}s] {event.speaker}: {event.text}", flush=True)
-    elif isinstance(event, Decision) and (event.action == "speak" or event.claim):
-        print(
-            f"         decision on turn {event.turn}: {event.action} ({event.reason})", flush=True
-        )
-    elif isinstance(event, AgentState):
-        print(f"         Jarvis is {event.value.replace('_', ' ')}", flush=True)
-    elif isinstance(event, HighlightCitation) and event.active and event.citation:
-        c = event.citation
-        print(f"         arrow on page {c.page}: \u201c{c.text}\u201d", flush=True)
-    elif isinstance(event, ComponentStatus) and not event.available:
-        print(f"  note: {event.component} not available: {event.reason}", flush=True)
-    elif isinstance(event, PipelineError):
-        print(f"  problem ({event.component}): {event.message}", flush=True)
-    elif type(event).__name__ == "Play":
-        print(f"  JARVIS: {event.text}", flush=True)
 
 
 def run_demo(
@@ -105,17 +66,20 @@ def run_demo(
     auto_grant: bool = True,
 ) -> int:
     from app.pipeline.demo import DemoMeeting
+    from app.pipeline.live import Outcome, print_event, run_headless
     from app.ui.earcon import Earcons
     from app.ui.settings_store import Preferences
     from app.ui.window import MainWindow
 
     app = _application(headless)
     demo = DemoMeeting(
-        fast=fast, llm_spec=llm_spec, auto_grant_after=3.0 if (auto_grant or headless) else None
+        fast=fast,
+        llm_spec=llm_spec,
+        auto_grant_after=3.0 if (auto_grant or headless) else None,
+        voice_sink="null" if headless else "device",
     )
-    demo.pipeline.voice_sink = "null" if headless else "device"
     if headless:
-        demo.pipeline.hub.subscribe(_printer)
+        demo.pipeline.hub.subscribe(print_event)
     window = MainWindow(
         demo.pipeline,
         Preferences(mode="hand_raise"),
@@ -127,28 +91,32 @@ def run_demo(
     window.show()
     if screenshot is not None:
         _screenshot_when_speaking(window, screenshot)
-
-    def prepare_then_play() -> None:
-        demo.prepare()
-        demo.start_audio()  # even without an agent the transcript shows the pipeline
-
-    threading.Thread(target=prepare_then_play, daemon=True, name="demo-loader").start()
     print(f"Session record: {demo.record.path}", flush=True)
     if not headless:
+
+        def prepare_then_play() -> None:
+            demo.prepare()
+            demo.start_audio()  # even without an agent the transcript shows the pipeline
+
+        threading.Thread(target=prepare_then_play, daemon=True, name="demo-loader").start()
         return int(app.exec())
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not demo.succeeded():
+    try:
+        outcome = run_headless(
+            demo, demo.prepare, demo.start_audio, demo.succeeded, timeout, settle=10.0,
+            pump=app.processEvents,
+        )  # fmt: skip
+    finally:
+        window.close()
         app.processEvents()
-        time.sleep(0.05)
-    ok = demo.succeeded()
-    window.close()
-    app.processEvents()
-    print(
-        "Demo finished: the agent corrected the planted fact."
-        if ok
-        else "Demo timed out before the agent spoke; see the messages above.",
-        flush=True,
-    )
+    ok = outcome is Outcome.DONE or demo.succeeded()
+    if ok:
+        print("Demo finished: the agent corrected the planted fact.", flush=True)
+    elif outcome is Outcome.AGENT_FAILED:
+        print(f"Demo stopped: the agent could not start ({demo.agent_problem}).", flush=True)
+    elif outcome is Outcome.TIMED_OUT:
+        print("Demo timed out before the agent spoke; see the messages above.", flush=True)
+    else:
+        print("Demo ended before the agent spoke; see the messages above.", flush=True)
     return 0 if ok else 1
 
 
@@ -167,12 +135,3 @@ def _screenshot_when_speaking(window: Any, path: Path) -> None:
             QTimer.singleShot(1500, save)
 
     window.bridge.citation.connect(on_citation)
-
-
-def _self_voice_reference() -> Any:
-    """What the agent plays, for the speech worker to recognise its own voice in the room."""
-    try:
-        from app.speech.echo import SelfVoiceReference
-    except ImportError:
-        return None
-    return SelfVoiceReference()

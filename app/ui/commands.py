@@ -1,4 +1,5 @@
-"""``jarvis run [PDF]`` (the app on the microphone) and ``jarvis demo`` (the bundled meeting)."""
+"""``jarvis run [PDF] [--audio FILE]`` (the app on the microphone or on a recording) and
+``jarvis demo`` (the bundled meeting)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,28 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser("run", help="the app: window, live microphone, agent")
     run.add_argument("pdf", nargs="?", type=Path, help="a PDF to open at start")
     run.add_argument("--llm", help="model name, .gguf path or http://host:port/v1")
+    run.add_argument(
+        "--audio",
+        type=Path,
+        help="a recorded meeting (WAV/FLAC, any rate) played in real time in place of "
+        "the microphone",
+    )
+    run.add_argument(
+        "--headless",
+        action="store_true",
+        help="no window, no sound; print what happens and exit once the recording has "
+        "been played and the agent is done (or at --timeout, or Ctrl-C)",
+    )
+    run.add_argument(
+        "--timeout", type=float, help="seconds before a --headless run ends in any case"
+    )
     run.set_defaults(handler=_run)
     demo = subparsers.add_parser("demo", help="the bundled demo meeting")
     demo.add_argument(
@@ -42,9 +59,63 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from app.ui.app import run_app
+    audio: Path | None = args.audio
+    if audio is not None and not audio.is_file():
+        print(f"jarvis run: the recording {audio} does not exist.", file=sys.stderr)
+        return 2
+    headless = args.headless
+    if not headless and not _has_display():
+        print("No display found: running headless (add --headless to say so).")
+        headless = True
+    if not headless:
+        from app.ui.app import run_app
 
-    return run_app(args.pdf, llm_spec=args.llm)
+        return run_app(args.pdf, llm_spec=args.llm, audio=audio)
+    if args.pdf is None:
+        print("jarvis run: --headless needs a PDF to check the talk against.", file=sys.stderr)
+        return 2
+    return _run_headless(args.pdf, audio, args.llm, args.timeout)
+
+
+def _run_headless(pdf: Path, audio: Path | None, llm: str | None, timeout: float | None) -> int:
+    from app.pipeline.live import AudioInput, LiveMeeting, Outcome, print_event, run_headless
+    from app.speech.voiceprints import VoiceprintStore
+
+    settings, prefs = _preferences()
+    meeting = LiveMeeting(
+        settings,
+        AudioInput(file=audio, device=getattr(prefs, "input_device", "") or None),
+        voice_sink="null",
+        voiceprints=VoiceprintStore.default(),
+    )
+    meeting.pipeline.hub.subscribe(print_event)
+    meeting.record.append("session_started", document=str(pdf), audio=str(audio or "mic"))
+    print(f"Session record: {meeting.record.path}", flush=True)
+    spec = llm or getattr(prefs, "llm_model", "") or None
+    outcome = run_headless(
+        meeting, lambda: meeting.prepare(pdf, spec), meeting.start_audio, timeout=timeout
+    )
+    if outcome is Outcome.AGENT_FAILED:
+        print(f"jarvis run: the agent could not start ({meeting.agent_problem}).", flush=True)
+        return 1
+    print(f"Session ended ({outcome.value.replace('_', ' ')}).", flush=True)
+    lost = sum(seconds for _, seconds in getattr(meeting.source, "dropped", ()))
+    if lost:
+        print(f"  note: {lost:.1f} s of audio went unheard while recognition lagged.", flush=True)
+    return 130 if outcome is Outcome.INTERRUPTED else 0
+
+
+def _preferences() -> tuple[Any, Any]:
+    """Product settings with the saved preferences laid over them, where Qt can read them."""
+    from app.settings import Settings
+
+    try:
+        from app.ui.settings_store import load_preferences
+
+        prefs = load_preferences()
+    except ImportError:
+        return Settings(), None
+    return prefs.apply(Settings()), prefs
 
 
 def _has_display() -> bool:

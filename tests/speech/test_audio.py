@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,8 @@ from app.speech.audio import (
     FileSource,
     MemorySink,
     NoDeviceError,
+    PacedFileSource,
+    PacedSource,
     load_audio,
     to_mono_float,
 )
@@ -91,6 +94,70 @@ def test_realtime_replay_follows_the_clock() -> None:
     # a read with a timeout shorter than the next block's due time returns nothing yet
     assert src.read(timeout=0.05) is None
     assert clock.now() == pytest.approx(0.55)
+
+
+def _drain(src: PacedSource, timeout: float = 2.0) -> list:
+    blocks = []
+    while not src.finished:
+        block = src.read(timeout)
+        if block is not None:
+            blocks.append(block)
+    return blocks
+
+
+def test_paced_source_delivers_like_a_microphone_at_its_pace() -> None:
+    samples = np.arange(512 * 8, dtype=np.float32)
+    src = PacedSource(samples, speed=2.0)  # 0.256 s of audio in 0.128 s
+    started = time.monotonic()
+    src.start()
+    blocks = _drain(src)
+    elapsed = time.monotonic() - started
+    assert [b.sample for b in blocks] == [512 * i for i in range(8)]
+    assert np.concatenate([b.samples for b in blocks]).tolist() == samples.tolist()
+    assert elapsed >= 0.125  # the last block is not released before it is due
+    assert src.dropped == [] and src.recording_time(0.2) == pytest.approx(0.2)
+
+
+def test_paced_source_keeps_everything_for_a_lagging_reader_unless_bounded() -> None:
+    clock = SimulatedClock()  # its sleeps pass at once: all blocks are due immediately
+    src = PacedSource(np.arange(512 * 5, dtype=np.float32), clock=clock)
+    src.start()
+    time.sleep(0.2)
+    assert [b.sample for b in _drain(src)] == [512 * i for i in range(5)] and not src.dropped
+
+
+def test_paced_source_drops_the_oldest_when_the_reader_lags() -> None:
+    clock = SimulatedClock()  # its sleeps pass at once: all blocks are due immediately
+    src = PacedSource(np.arange(512 * 5, dtype=np.float32), max_queued=2, clock=clock)
+    src.start()
+    for _ in range(200):
+        if src._fed.is_set():
+            break
+        time.sleep(0.01)
+    blocks = _drain(src)
+    # the newest two blocks survive, stamped as delivered (as a microphone stamps them)
+    assert [b.sample for b in blocks] == [0, 512]
+    assert blocks[0].samples[0] == 512 * 3
+    assert [seconds for _, seconds in src.dropped] == pytest.approx([0.032] * 3)
+    assert src.recording_time(0.0) == pytest.approx(0.096)  # what the reader missed
+
+
+def test_paced_source_stops_at_once() -> None:
+    src = PacedSource(np.zeros(16000 * 60, np.float32))
+    src.start()
+    assert src.read(1.0) is not None
+    started = time.monotonic()
+    src.stop()
+    assert time.monotonic() - started < 1.0
+    assert src.finished and src.read(0.05) is None
+
+
+def test_paced_file_source_resamples_any_rate(tmp_path: Path) -> None:
+    path = tmp_path / "room.flac"
+    sf.write(path, tone(44100, 0.2), 44100)
+    src = PacedFileSource(path, speed=8.0)
+    audio = np.concatenate([b.samples for b in _drain(src)])
+    assert abs(src.duration - 0.2) < 0.001 and audio.size >= 3200
 
 
 def test_memory_sink_keeps_what_was_played() -> None:
