@@ -17,7 +17,13 @@ and the text of the cited page (the document index's sentences on that page):
   whose stem has a vowel);
 - ``spliced_value``: a sentence that ends with a bare value glued onto another clause: after
   a comma, or right after a plain word that neither links it (is, of, to, about ...) nor
-  stands beside it in a cited sentence.
+  stands beside it in a cited sentence; or a bare value or name (three words at most)
+  after a reporting lead ("the document says PDFBox.");
+- ``spliced_clause``: a whole sentence glued after a reporting verb, its capital kept
+  ("the document says There are ...").
+
+A sentence led by "the document says" (with a topic preface or "Actually," before it) is
+also checked without its lead: what follows must not be a clipped piece of a cited one.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class DefectKind(StrEnum):
     SEARCH_PHRASE = "search_phrase_not_on_page"
     NO_VERB = "no_verb"
     SPLICED_VALUE = "spliced_value"
+    SPLICED_CLAUSE = "spliced_clause"
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,12 @@ _HINT = re.compile(
     r"(?:; search for '(?P<phrase>.*?)' to confirm)?\.\s*$"
 )
 _QUOTE_LEAD = re.compile(r"^(?:Actually, )?[Tt]he document says: ")
+# "About X, the document says ...", "Actually, the document reports that ...".
+_REPORTED = re.compile(r"^(?:About [^,]{1,80}, )?(?:Actually, )?the document "
+                       r"(?:says|reports|states|mentions|notes|shows)(?: that)?:? ", re.I)
+_OPENERS = "There|The|It|This|These|Those|We|They|Our|Its|In|A|An"
+_GLUED = re.compile(rf"\b(?:says|said|reports|states|shows|mentions|notes|that) (?:{_OPENERS})"
+                    r" [a-z]")
 _OPENING_QUOTES = "\"'“‘(«["
 
 # Words of the prompts the model is shown, never meant to be said.
@@ -125,8 +138,24 @@ def spoken_sentences(body: str) -> list[str]:
 def sentence_defects(sentence: str, cited: Sequence[str] = ()) -> list[Defect]:
     core = _QUOTE_LEAD.sub("", sentence).strip()
     checks = (_fragment(core, cited), _placeholder(sentence), _no_verb(core),
-              _spliced(core, cited))  # fmt: skip
+              _spliced(core, cited), _reported(core, cited))  # fmt: skip
     return [Defect(kind, sentence, why) for kind, why in checks if kind is not None]
+
+
+def _reported(sentence: str, cited: Sequence[str]) -> Check:
+    """What follows a reporting lead: a glued sentence, a bare value, a clipped piece."""
+    glued = _GLUED.search(sentence)
+    if glued is not None:
+        return DefectKind.SPLICED_CLAUSE, f"a sentence glued on: '{glued.group(0)}...'"
+    lead = _REPORTED.match(sentence)
+    if lead is None:
+        return _NONE
+    rest = sentence[lead.end():].strip()
+    if len(_words(rest)) <= 3:
+        return DefectKind.SPLICED_VALUE, f"'{rest.rstrip('.!?')}' bare after the lead"
+    if any(is_clipped(rest, c) for c in cited):
+        return DefectKind.FRAGMENT, "what it says starts inside a clause of the cited sentence"
+    return _NONE
 
 
 Check = tuple[DefectKind | None, str]

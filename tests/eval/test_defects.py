@@ -84,7 +84,22 @@ def test_value_spliced_onto_another_clause() -> None:
     assert kinds("The team checked the diet of the volunteers, 53%.") == ["spliced_value"]
     assert kinds("The team checked the diet of the volunteers 53%.") == ["spliced_value"]
     assert kinds("The share of volunteers who kept the diet was 53%.") == []
-    assert kinds("The document says 53%.") == []
+    assert kinds("The document says the share was 53%.") == []
+
+
+def test_bare_value_or_clipped_piece_after_a_reporting_lead() -> None:
+    assert kinds("Actually, the document says 53%.") == ["spliced_value"]
+    assert kinds("About the diet, the document says Tofu.") == ["spliced_value"]
+    assert kinds("Actually, the document says 53% of the volunteers kept the diet.") == [
+        "fragment"]  # cut after "found that" in the cited sentence
+    assert kinds("Actually, the document says that the team found that 53% of the "
+                 "volunteers kept the diet.") == []
+
+
+def test_sentence_glued_after_a_reporting_verb() -> None:
+    assert kinds("About the diet, the document says There are 53% who kept it.") == [
+        "spliced_clause"]
+    assert kinds("About the diet, the document says there are 53% who kept it.") == []
 
 
 def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) -> None:
@@ -110,7 +125,8 @@ def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) ->
 
 def test_defect_kinds_are_a_closed_set() -> None:
     assert {k.value for k in DefectKind} == {
-        "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value"}
+        "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value",
+        "spliced_clause"}
 
 
 def _record(rid: str, text: str, sids: tuple[int, ...], quote: str = "") -> QARecord:
