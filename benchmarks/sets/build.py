@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.sets import check as checks
+from benchmarks.sets import qa as direct
 from benchmarks.sets import split as splitting
 from benchmarks.sets.compose import (
     Conversation,
@@ -368,6 +369,7 @@ def summary(options: SetOptions, built: dict[str, BuiltDocument],
         "off_document": {"conversations": len(off),
                          "turns": sum(len(c.lines) for c in off.values())},
         "qa_items": sum(len(v) for v in qa.values()),
+        "qa": direct.counts([i for v in qa.values() for i in v]),
         "halves": {"tune": half(halves.tune), "check": half(halves.check),
                    "quick": half(halves.quick)},
         "diversity": diversity(every, lines),
@@ -388,7 +390,8 @@ Made by `python benchmarks/make_set.py --seed {manifest['seed']} --documents \
 {report['documents']} documents, {report['events']} events ({kinds}),
 {report['turns']} turns of document talk, {report['off_document']['conversations']}
 off-document meeting excerpts ({report['off_document']['turns']} turns, listed under
-`off_document` in manifest.json), {report['qa_items']} direct questions (qa*.jsonl).
+`off_document` in manifest.json), {report['qa_items']} direct questions (qa*.jsonl;
+{report['qa']['answerable']} answerable, the others asked of a document that lacks the answer).
 Halves: tune.txt ({report['halves']['tune']['documents']} documents), check.txt
 ({report['halves']['check']['documents']}), quick.txt (a subset of the check half,
 {report['halves']['quick']['events']} events).
@@ -462,7 +465,8 @@ def make_set(data: Path, out: Path, options: SetOptions) -> dict[str, Any]:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     events = {name: write_document(out, built[name], off.get(name)) for name in sorted(built)}
-    qa = {name: qa_items(built[name], facts[name]) for name in sorted(built)}
+    qa = {name: (found := qa_items(built[name], facts[name]))
+          + direct.unanswerable_items(name, events[name], bool(found)) for name in sorted(built)}
     for label, names in (("", sorted(built)), ("-tune", halves.tune), ("-check", halves.check),
                          ("-quick", halves.quick)):  # fmt: skip
         _write_jsonl(out / f"qa{label}.jsonl", [item for n in names for item in qa[n]])

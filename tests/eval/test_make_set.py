@@ -91,7 +91,10 @@ def test_the_set_loads_and_keeps_the_format(generated: tuple[Path, Path]) -> Non
     assert all(e.conversation != conversation for e in case.events)
     assert check.problems(root, DATA) == []
     items = read_qa(root / "qa.jsonl")
-    assert items and all(i.document.is_file() and i.gold for i in items)
+    assert items and all(i.document.is_file() for i in items)
+    # Answerable items have their gold; unanswerable ones are the events' questions.
+    assert any(i.answerable for i in items) and any(not i.answerable for i in items)
+    assert all(i.answerable or (not i.evidence and i.page is None) for i in items)
 
 
 @needs_data
