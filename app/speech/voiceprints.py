@@ -120,7 +120,7 @@ class EnrolmentError(ValueError):
 
 
 def voiced_audio(audio: np.ndarray, rate: int = 16000, frame: float = 0.032) -> np.ndarray:
-    """The loud part of a recording: frames within 20 dB of its loud frames and clearly
+    """The loud part of a recording: frames within 26 dB of its loud frames and clearly
     above its quietest ones (the room's noise floor), joined."""
     n = int(frame * rate)
     count = audio.size // n
@@ -129,7 +129,7 @@ def voiced_audio(audio: np.ndarray, rate: int = 16000, frame: float = 0.032) -> 
     frames = np.asarray(audio[: count * n], dtype=np.float32).reshape(count, n)
     level = np.sqrt(np.mean(np.square(frames, dtype=np.float64), axis=1))
     floor, loud = np.percentile(level, 10), np.percentile(level, 95)
-    keep = level >= max(0.1 * loud, 3.0 * floor, 1e-3)
+    keep = level >= max(0.05 * loud, 3.0 * floor, 1e-3)
     return frames[keep].reshape(-1)
 
 
