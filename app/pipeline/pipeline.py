@@ -507,18 +507,32 @@ class Pipeline:
                 self._route(SpeakerRenamed(label, name, source))
         except KeyError:  # a label the diarizer never issued (turns replayed from a file)
             self._route(SpeakerRenamed(label, name, source))
+        for merged in self._merged_into(label):  # their earlier turns follow the name
+            self.speaker_names[merged] = name
+            self._route(SpeakerRenamed(merged, name, source))
         self._remember_voice(label, name)
 
     def speaker_label(self, speaker: str) -> str:
-        """The session label behind what a transcript row shows (a label or a name)."""
-        if is_speaker_label(speaker):
+        """The session speaker behind what a transcript row shows (a label or a name),
+        as the diarizer knows it now (a merged label: the speaker it joined)."""
+        if not is_speaker_label(speaker):
+            named = [label for label, name in self.speaker_names.items() if name == speaker]
+            speaker = named[-1] if named else speaker
+        clusters = self._clusters()
+        try:
+            return speaker if clusters is None else str(clusters.resolve(speaker))
+        except KeyError:  # a label the diarizer never issued
             return speaker
-        named = [label for label, name in self.speaker_names.items() if name == speaker]
-        return named[-1] if named else speaker
+
+    def _clusters(self) -> Any:
+        return getattr(getattr(self._speech, "diarizer", None), "clusters", None)
+
+    def _merged_into(self, label: str) -> list[str]:
+        merged = getattr(self._clusters(), "merged", {})
+        return [m for m in merged if self.speaker_label(m) == label and m != label]
 
     def _remember_voice(self, label: str, name: str) -> None:
-        diarizer = getattr(self._speech, "diarizer", None)
-        clusters = getattr(diarizer, "clusters", None)
+        clusters = self._clusters()
         if self.voiceprints is None or clusters is None:
             return
         try:

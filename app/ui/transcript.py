@@ -95,7 +95,10 @@ class TranscriptView(QTextBrowser):
 
     def rename(self, speaker: str, name: str) -> None:
         self.names[speaker] = name
-        if not is_speaker_label(name):  # a merge names a label after the one it joined
+        # A name stays with the label that has it: a merge gives an absorbed label the
+        # name (or the label) of the speaker it joined.
+        holder = self._labels.get(name)
+        if not is_speaker_label(name) and (holder is None or self.names.get(holder) != name):
             self._labels[name] = speaker
         self._refresh()
 

@@ -159,6 +159,66 @@ def test_a_speaker_renamed_in_the_window_is_remembered_and_named_next_time(
     assert later.clusters.display(speaker) == "Ana"
 
 
+def test_names_found_by_voice_and_merges_keep_rows_with_their_speaker(meeting, qtbot) -> None:
+    from app.events import NameSource, SpeakerRenamed
+
+    win, _ = meeting
+    pipeline = win.pipeline
+    pipeline.feed(Turn("S1", "First point.", 1.0, 2.0, index=1))
+    pipeline.feed(SpeakerRenamed("S1", "Maya", NameSource.VOICE, 0.71))  # as the worker says
+    pipeline.feed(Turn("S1", "Second point.", 3.0, 4.0, index=2))
+    pipeline.feed(SpeakerRenamed("S3", "Maya"))  # S3 merged into S1
+    pipeline.feed(Turn("S1", "Third point.", 5.0, 6.0, index=3))
+    qtbot.waitUntil(lambda: len(win.transcript.rows) == 3, timeout=2000)
+    assert [r.speaker for r in win.transcript.rows] == ["S1", "S1", "S1"]
+    assert win.transcript.toPlainText().count("Maya:") == 3
+    win.transcript.renameRequested.emit("S1", "Maya Lopez")
+    qtbot.waitUntil(lambda: win.transcript.toPlainText().count("Maya Lopez:") == 3, timeout=2000)
+    pipeline.feed(SpeakerRenamed("S4", "Maya"))  # the old name given to someone else
+    pipeline.feed(Turn("S4", "A new voice.", 7.0, 8.0, index=4))
+    qtbot.waitUntil(lambda: len(win.transcript.rows) == 4, timeout=2000)
+    assert win.transcript.rows[-1].speaker == "S4"
+
+
+@pytest.mark.slow
+def test_a_rename_reaches_merged_labels_and_keeps_the_voice(meeting, qtbot, tmp_path) -> None:
+    """A real diarizer (voices placed by hand): renaming either label of two merged
+    speakers names both, and the voice is remembered once, under the new name."""
+    from app.speech.audio import ArraySource
+    from app.speech.diarization import ClusteringTuning, Diarizer
+    from app.speech.worker import SpeechWorker
+
+    win, _ = meeting
+    pipeline = win.pipeline
+    pipeline.voiceprints = VoiceprintStore(tmp_path / "voices.json")
+    diarizer = Diarizer(tuning=ClusteringTuning(merge_above=0.85))
+    worker = SpeechWorker(
+        ArraySource(np.zeros(RATE, np.float32)), transcriber=object(), diarizer=diarizer,
+        vad=lambda frame: 0.0,
+    )  # fmt: skip
+    pipeline.attach_speech(worker)
+    eye = np.eye(192, dtype=np.float32)
+
+    def voice(x: float, y: float) -> np.ndarray:
+        v = x * eye[0] + y * eye[1]
+        return v / np.linalg.norm(v)
+
+    clusters = diarizer.clusters
+    clusters.place(voice(1, 0), 3.0)
+    clusters.place(voice(0.5, 1), 3.0)
+    pipeline.feed(Turn("S1", "One.", 1.0, 2.0, index=1))
+    pipeline.feed(Turn("S2", "Two.", 3.0, 4.0, index=2))
+    for _ in range(6):  # S2 keeps hearing S1's voice until the two are one
+        clusters.place(voice(1, 0.45), 5.0, exclude={0})
+    assert clusters.merged == {"S2": "S1"}
+    qtbot.waitUntil(lambda: len(win.transcript.rows) == 2, timeout=2000)
+    win.transcript.renameRequested.emit("S2", "Ken")  # the absorbed label's row
+    qtbot.waitUntil(lambda: win.transcript.toPlainText().count("Ken:") == 2, timeout=2000)
+    assert clusters.display("S1") == clusters.display("S2") == "Ken"
+    assert pipeline.speaker_names == {"S1": "Ken", "S2": "Ken"}
+    assert [p.name for p in pipeline.voiceprints.voices()] == ["Ken"]
+
+
 @pytest.mark.slow
 def test_enrolment_from_the_settings_records_a_sentence(qtbot, tmp_path, sample) -> None:
     from app.speech.audio import ArraySource
