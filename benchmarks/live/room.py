@@ -1,0 +1,180 @@
+"""A rendered meeting played through the whole app in real time, and what the room saw.
+
+The recording goes through ``app.pipeline.live.LiveMeeting`` exactly as a microphone
+would (speech worker -> backbone worker -> floor -> voice); the agent speaks into a
+real-time null sink that still feeds the self-voice reference. Every event is stamped
+with the monotonic clock the audio source is paced on, so recording time and wall time
+convert into each other.
+
+CPU time is counted per thread from ``/proc/self/task``: each part is built on a thread
+named after it (speech, model, voice), and the threads a part starts inherit that name
+from the Linux thread that created them, native thread pools included.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.events import Decision, Intervention, PlaybackReceipt, Turn
+from app.pipeline.live import AudioInput, LiveMeeting
+from app.session.record import SessionRecord
+from app.settings import Settings
+
+PARTS = {"jv-speech": "speech", "jv-model": "model", "jv-voice": "voice"}
+
+
+@dataclass
+class RoomLog:
+    """What happened while one recording played; times are monotonic seconds."""
+
+    speed: float
+    started_at: float = 0.0  # monotonic time of recording time 0
+    ended_at: float = 0.0  # when the run was stopped
+    turns: list[tuple[float, Turn]] = field(default_factory=list)
+    decisions: list[tuple[float, Decision]] = field(default_factory=list)
+    played: dict[str, Intervention] = field(default_factory=dict)  # id -> what was played
+    first_audio: dict[str, float] = field(default_factory=dict)  # id -> first block heard
+    finished: dict[str, float] = field(default_factory=dict)  # id -> playback end
+    dropped: dict[str, str] = field(default_factory=dict)  # id -> why it was not said
+    backlog: list[tuple[float, int]] = field(default_factory=list)
+    cpu_s: dict[str, float] = field(default_factory=dict)  # part -> CPU seconds
+    audio_drops: list[tuple[float, float]] = field(default_factory=list)  # (audio time, s)
+
+    def recording_time(self, wall: float) -> float:
+        return (wall - self.started_at) * self.speed
+
+    def wall_time(self, recording: float) -> float:
+        return self.started_at + recording / self.speed
+
+    def audio_to_recording(self, audio_time: float) -> float:
+        """Where an audio time (as the speech worker stamps it) lies in the recording."""
+        return audio_time + sum(s for at, s in self.audio_drops if at <= audio_time)
+
+    @property
+    def audio_dropped_s(self) -> float:
+        """Audio the speech worker never read because it fell behind."""
+        return sum(s for _, s in self.audio_drops)
+
+    def observe(self, event: Any) -> None:
+        now = time.monotonic()
+        name = type(event).__name__
+        if isinstance(event, Turn):
+            self.turns.append((now, event))
+        elif isinstance(event, Decision):
+            self.decisions.append((now, event))
+        elif name == "Play":
+            self.played.setdefault(event.intervention.id, event.intervention)
+        elif isinstance(event, PlaybackReceipt):
+            if event.status == "started":
+                self.first_audio.setdefault(event.intervention_id, now)
+            elif event.intervention_id in self.first_audio:
+                self.finished[event.intervention_id] = now
+        elif name == "Dropped":
+            self.dropped.setdefault(event.intervention_id, event.reason)
+
+
+def name_this_thread(name: str) -> None:
+    """Set the Linux name of the calling thread (threads it starts inherit it)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
+def on_named_thread(name: str, work: Callable[[], Any]) -> Any:
+    """Run ``work`` on a new thread with that Linux name; returns its result."""
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        name_this_thread(name)
+        try:
+            result.append(work())
+        except BaseException as exc:  # re-raised on the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds so far per part, from every thread of this process."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    totals: dict[str, float] = {}
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            comm = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        part = PARTS.get(comm, "other")
+        totals[part] = totals.get(part, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return totals
+
+
+def play(
+    audio: Path,
+    document: Path,
+    settings: Settings,
+    llm_spec: str | None,
+    record: Path,
+    speed: float = 1.0,
+    tail: float = 120.0,
+    settle: float = 3.0,
+    max_queued: int | None = 64,
+) -> RoomLog:
+    """Play ``audio`` through the app with ``document`` open; waits for the agent to
+    settle after the recording ends (at most ``tail`` seconds), then stops it.
+    ``max_queued``: the microphone's buffer in blocks (None: a lagging speech worker
+    loses nothing)."""
+    log = RoomLog(speed)
+    source = AudioInput(file=audio, speed=speed, max_queued=max_queued)
+    meeting = LiveMeeting(settings, source, SessionRecord(record), voice_sink="null")
+    meeting.pipeline.hub.subscribe(log.observe)
+    try:
+        on_named_thread("jv-voice", meeting.prepare_voice)
+        if not on_named_thread("jv-model", lambda: meeting.prepare(document, llm_spec)):
+            raise RuntimeError(f"the agent could not start: {meeting.agent_problem}")
+        why = on_named_thread("jv-speech", meeting.start_audio)
+        if why is not None:
+            raise RuntimeError(f"no speech worker: {why}")
+        _follow(meeting, log, tail, settle)
+    finally:
+        meeting.stop()
+        log.ended_at = time.monotonic()
+    return log
+
+
+def _follow(meeting: LiveMeeting, log: RoomLog, tail: float, settle: float) -> None:
+    source = meeting.source
+    while source.started_at is None:
+        time.sleep(0.01)
+    log.started_at = source.started_at
+    before = thread_cpu()
+    ended: float | None = None
+    quiet: float | None = None
+    while True:
+        now = time.monotonic()
+        log.backlog.append((now, meeting.pipeline.backbone_pending))
+        if meeting.audio_ended.is_set():
+            ended = ended or now
+            quiet = (quiet or now) if meeting.settled() else None
+            if (quiet is not None and now - quiet >= settle) or now - ended >= tail:
+                break
+        time.sleep(0.25)
+    after = thread_cpu()
+    log.cpu_s = {k: round(after.get(k, 0.0) - before.get(k, 0.0), 2) for k in after}
+    log.audio_drops = list(source.dropped)

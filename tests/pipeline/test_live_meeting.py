@@ -1,0 +1,113 @@
+"""A short spoken conversation through the real pipeline (benchmarks/live_meeting.py).
+
+Four scripted turns of two participants (about 20 s) are rendered with two installed
+voices and played like a microphone, twice as fast as real time, through the speech
+worker, the backbone worker with a real model, the floor and a null-sink voice; the
+benchmark's files must hold one decision line per scripted turn and the replay scorer
+must read them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from app.eval.dataset import read_set
+from app.eval.records import read_decisions
+from app.eval.scoring import lexical_similarity, score_replay
+from app.pipeline.demo import DemoAssets
+
+REPO = Path(__file__).resolve().parents[2]
+TURNS = [
+    ("S1", "Okay, so this report is about the green roof pilot in the city.", 0.5, 4.6),
+    ("S2", "Right, and they only planted roofs on twelve buildings.", 5.2, 8.9),
+    ("S1", "The top floor flats were cooler on the hottest afternoons, weren't they?", 9.6, 14.2),
+    ("S2", "Yes, about two degrees cooler, if I remember correctly.", 14.9, 18.6),
+]
+EVENT = {
+    "id": "g-e01", "conversation": "main", "type": "wrong", "onset_turn": 1,
+    "claim": "the number of buildings with planted roofs",
+    "trigger": TURNS[1][1], "gold_answer": "Planted roofs were installed on 48 buildings.",
+    "gold_values": ["48"], "evidence": "", "page": 1,
+}  # fmt: skip
+
+
+def _tiny_set(root: Path) -> Path:
+    folder = root / "set" / "g01"
+    folder.mkdir(parents=True)
+    shutil.copy(DemoAssets.bundled().pdf, folder / "document.pdf")
+    rows = [{"turn": i, "speaker": s, "text": t, "start": a, "end": b, "direct": False}
+            for i, (s, t, a, b) in enumerate(TURNS)]  # fmt: skip
+    (folder / "main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "events.jsonl").write_text(json.dumps(EVENT) + "\n")
+    manifest = {"name": "tiny", "version": 1, "documents": ["g01"]}
+    (root / "set" / "manifest.json").write_text(json.dumps(manifest))
+    return root / "set"
+
+
+@pytest.mark.slow
+def test_rendering_keeps_the_script_times_and_waits_for_answers(tmp_path: Path) -> None:
+    pytest.importorskip("piper", reason="the Piper voice renders the participants")
+    import soundfile as sf
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live.render import Question, RoomSettings, Voices, render
+
+    from app.eval.dataset import ScriptTurn
+
+    voices = Voices()
+    voices.names = ["piper:joe"]  # one fast voice is enough for the layout
+    turns = [ScriptTurn(i, s, t, a, b) for i, (s, t, a, b) in enumerate(TURNS[:3])]
+    turns.append(ScriptTurn(3, "S2", "Mm-hm."))  # no times; a backchannel overlaps
+    room = RoomSettings(overlap_share=0.0, backchannel_share=0.0, answer_wait=4.0)
+    asked = [Question(1, "how many buildings got planted roofs?", "q1")]
+    rendering = render(turns, asked, voices, tmp_path, room)
+    lines = rendering.lines
+    assert [line.turn for line in lines] == [0, 1, None, 2, 3]
+    first, question, after = lines[0], lines[2], lines[3]
+    assert first.start == pytest.approx(room.lead_in + TURNS[0][2])
+    assert question.direct and question.qa_id == "q1" and question.text.startswith("Hey Jarvis")
+    assert question.start > lines[1].end and after.start >= question.end + room.answer_wait
+    assert all(b.start >= a.end for a, b in zip(lines[:-1], lines[1:-1], strict=False))
+    assert lines[4].start < lines[3].end < lines[4].end  # over the last words
+    audio, rate = sf.read(rendering.audio)
+    assert rate == 16000 and len(audio) / rate == pytest.approx(lines[-1].end + room.tail, abs=0.01)
+    again = render(turns, asked, voices, tmp_path, room)  # from the cache
+    assert again == rendering and len(list(tmp_path.glob("*.flac"))) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
+    pytest.importorskip("kokoro_onnx", reason="the Kokoro voices render the participants")
+    pytest.importorskip("piper", reason="the Piper voice renders the participants")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import live_meeting
+
+    set_dir, out = _tiny_set(tmp_path), tmp_path / "out"
+    code = live_meeting.main([
+        str(set_dir), "--out", str(out), "--model", "llm-0.5b", "--direct", "0",
+        "--speed", "2", "--tail", "20", "--mic-buffer", "0", "--similarity", "lexical",
+        "--cache", str(tmp_path / "cache"),
+    ])  # fmt: skip
+    assert code == 0
+    live = json.loads((out / "live.json").read_text())
+    [conversation] = live["conversations"]
+    assert conversation["speakers_scripted"] == 2
+    assert conversation["speakers_recognized"] == 2  # one voice, one recognized speaker
+    assert len(list((tmp_path / "cache").glob("*.flac"))) == 1  # the rendering is cached
+    decisions = read_decisions(out / "decisions.jsonl")
+    lines = Counter(d.turn for d in decisions)
+    assert sorted(lines) == [0, 1, 2, 3]
+    # A further line on a turn only for a further intervention heard during it.
+    assert all(d.spoke for d in decisions if lines[d.turn] > 1)
+    recognized = [d for d in decisions if d.reason != "not recognized"]
+    assert len(recognized) >= 3, [d.reason for d in decisions]
+    report = score_replay(read_set(set_dir), decisions, lexical_similarity)
+    assert report.ordinary_turns == 4 and [t.type for t in report.types] == ["wrong"]
+    assert (out / "report.json").is_file() and live["decision_lag_s"]["p50"] is not None
