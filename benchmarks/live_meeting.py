@@ -236,7 +236,7 @@ def live_markdown(data: dict[str, Any]) -> str:
     headline = markdown_table(["measure", "value"], [
         ["meeting seconds", data["meeting_s"]],
         ["decision lag s p50 / p95 / max", cell(data["decision_lag_s"])],
-        ["backlog max (calls) / turns waiting max", f"{data['backlog_max']} / "
+        ["backlog max (worker) / turns without a verdict max", f"{data['backlog_max']} / "
                                                     f"{data['turns_waiting_max']}"],
         ["speak delay turns p50 / p95", cell(data["speak_delay_turns"])],
         ["speak delay s p50 / p95", cell(data["speak_delay_s"])],

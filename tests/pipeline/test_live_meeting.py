@@ -41,8 +41,9 @@ def _tiny_set(root: Path) -> Path:
     folder = root / "set" / "g01"
     folder.mkdir(parents=True)
     shutil.copy(DemoAssets.bundled().pdf, folder / "document.pdf")
-    rows = [{"turn": i, "speaker": s, "text": t, "start": a, "end": b, "direct": False}
-            for i, (s, t, a, b) in enumerate(TURNS)]  # fmt: skip
+    # No times: natural gaps, each turn spoken once (fitting scripted spans costs CI time).
+    rows = [{"turn": i, "speaker": s, "text": t, "direct": False}
+            for i, (s, t, _, _) in enumerate(TURNS)]  # fmt: skip
     (folder / "main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "events.jsonl").write_text(json.dumps(EVENT) + "\n")
     manifest = {"name": "tiny", "version": 1, "documents": ["g01"]}
@@ -92,7 +93,7 @@ def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
     set_dir, out = _tiny_set(tmp_path), tmp_path / "out"
     code = live_meeting.main([
         str(set_dir), "--out", str(out), "--model", "llm-0.5b", "--direct", "0",
-        "--speed", "2", "--tail", "20", "--mic-buffer", "0", "--similarity", "lexical",
+        "--speed", "2", "--tail", "5", "--mic-buffer", "0", "--similarity", "lexical",
         "--cache", str(tmp_path / "cache"),
     ])  # fmt: skip
     assert code == 0
@@ -110,4 +111,4 @@ def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
     assert len(recognized) >= 3, [d.reason for d in decisions]
     report = score_replay(read_set(set_dir), decisions, lexical_similarity)
     assert report.ordinary_turns == 4 and [t.type for t in report.types] == ["wrong"]
-    assert (out / "report.json").is_file() and live["decision_lag_s"]["p50"] is not None
+    assert (out / "report.json").is_file() and set(live["decision_lag_s"]) == {"p50", "p95", "max"}
