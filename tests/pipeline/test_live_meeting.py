@@ -112,3 +112,52 @@ def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
     report = score_replay(read_set(set_dir), decisions, lexical_similarity)
     assert report.ordinary_turns == 4 and [t.type for t in report.types] == ["wrong"]
     assert (out / "report.json").is_file() and set(live["decision_lag_s"]) == {"p50", "p95", "max"}
+
+
+def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live import score
+    from live.render import Line, Rendering
+    from live.room import RoomLog
+
+    from app.events import Decision, Intervention, InterventionKind, Turn
+
+    rendering = Rendering(Path("x.flac"), (
+        Line("S1", "first", 0.0, 3.0, 0), Line("S2", "second", 3.5, 6.0, 1),
+        Line("S1", "Hey Jarvis, what?", 6.5, 8.0, None, True, "q1"),
+        Line("S2", "third", 20.0, 23.0, 2), Line("S1", "fourth", 23.5, 26.0, 3),
+    ), {"S1": "kokoro:a", "S2": "kokoro:b"})  # fmt: skip
+    log = RoomLog(speed=1.0, started_at=100.0, ended_at=140.0)
+    log.turns = [(103.5, Turn("A", "first", 0.1, 2.9, index=1)),
+                 (106.5, Turn("B", "second", 3.6, 5.8, index=2)),
+                 (108.5, Turn("A", "what", 6.6, 7.9, True, index=3)),
+                 (123.5, Turn("B", "third", 20.2, 22.8, index=4))]  # fmt: skip
+    proactive = Intervention("p", InterventionKind.PROACTIVE, "It was 48.", claim="count")
+    answer = Intervention("d", InterventionKind.DIRECT, "Page 2 says so.")
+    log.decisions = [(104.0, Decision(1, "silent", "monitor: fine", latency_ms={"monitor": 500})),
+                     (110.0, Decision(2, "speak", "gate fired", proactive, "count")),
+                     (110.0, Decision(3, "silent", "direct: for the floor")),
+                     (130.0, Decision(5, "silent", "a later turn"))]  # fmt: skip
+    log.played = {"p": proactive, "d": answer}
+    log.first_audio = {"p": 110.5, "d": 111.0}  # both during the wait after the question
+    log.finished = {"d": 113.0}
+    lines, heard_at = score.decision_lines("g01", "main", rendering, log)
+    assert [(d.turn, d.action, d.kind) for d in lines] == [
+        (0, "silent", ""), (1, "speak", "proactive"), (1, "speak", "direct"),
+        (2, "silent", ""), (3, "silent", ""),
+    ]  # fmt: skip
+    assert lines[0].reason == "monitor: fine" and lines[0].latency_ms == {"monitor": 500}
+    assert lines[1].text == "It was 48." and lines[1].claim == "count"
+    assert lines[2].latency_ms == {}  # the turn's backbone time counts once
+    assert lines[3].reason == "a later turn"  # covered by the verdict on a later turn
+    assert lines[4].reason == "not recognized"
+    assert heard_at[(1, "It was 48.")] == pytest.approx(10.5)
+    lags, undecided = score.decision_lag(rendering, log)
+    assert lags == pytest.approx([1.1, 4.2, 2.1, 7.2]) and undecided == 0
+    assert score.turns_waiting_max(log) == 2
+    from app.eval.dataset import QAItem
+
+    item = QAItem("q1", Path("doc.pdf"), "what?", "page 2")
+    [record], first_audio = score.direct_answers(rendering, log, {"q1": item}, "I can't say.")
+    assert first_audio == pytest.approx([3.0])  # question end 8.0 s -> first word 11.0 s
+    assert record.action == "answer" and record.correct and record.total_ms == pytest.approx(5000)
