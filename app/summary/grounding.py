@@ -8,7 +8,7 @@ more than its turns is dropped: nothing reaches the summary uncited.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.backbone.text import content_tokens, is_number_token
@@ -62,12 +62,16 @@ def check_statement(statement: Statement, turns: Mapping[int, SpokenTurn],
     cited = [turns[i] for i in statement.turns if i in turns]
     if not cited:
         return Check(False, 0.0, "cites no turn of this meeting")
-    return check_words(statement.text, turn_words(cited), min_coverage)
+    # Naming who spoke is no support for what the statement says they said.
+    speakers = set(content_tokens(" ".join(t.speaker for t in cited)))
+    return check_words(statement.text, turn_words(cited), min_coverage, speakers)
 
 
-def check_words(text: str, have: set[str], min_coverage: float) -> Check:
-    """The text's content words (reporting words aside) against the words it may use."""
-    said = [t for t in content_tokens(text) if t not in REPORTING_WORDS]
+def check_words(text: str, have: set[str], min_coverage: float,
+                besides: Collection[str] = ()) -> Check:
+    """The text's content words (reporting words and ``besides`` aside) against the words
+    it may use."""
+    said = [t for t in content_tokens(text) if t not in REPORTING_WORDS and t not in besides]
     if not said:
         return Check(False, 0.0, "says nothing of substance")
     plain = {h.rstrip("%") for h in have if is_number_token(h)}

@@ -18,7 +18,14 @@ from typing import Any
 
 from app.backbone.detectors import _leaves_open, question_point
 from app.backbone.numbers import quantities
-from app.backbone.text import asks_about_document, contains_question, reports_failed_recall
+from app.backbone.text import (
+    QUESTION_WORDS,
+    asks_about_document,
+    contains_question,
+    content_tokens,
+    reports_failed_recall,
+    words,
+)
 from app.backbone.transcript import Transcript
 from app.events import Citation, Turn
 from app.session.delivery import Delivery
@@ -49,7 +56,18 @@ class OpenQuestion:
 
 
 def asks(text: str) -> bool:
-    return not is_backchannel(text) and contains_question(text) and asks_about_document(text)
+    """The turn asks for something worth a line of the minutes."""
+    if is_backchannel(text) or not (contains_question(text) and asks_about_document(text)):
+        return False
+    return substantive(question_point(text))
+
+
+def substantive(question: str) -> bool:
+    """It asks about a thing: a question word and a content word ("How many buildings?"),
+    or two content words ("Twenty five euros?"); "A rat?", "So we can start?" and "You
+    know your job?" are talk, not open questions."""
+    named = len(content_tokens(question))
+    return named >= 2 or (named == 1 and any(w in QUESTION_WORDS for w in words(question)))
 
 
 def answers(reply: str, question: str) -> bool:

@@ -41,6 +41,7 @@ class MeetingSummary:
     transcript: tuple[SpokenTurn, ...]  # backchannels and fillers dropped
     written: int  # statements and action items the model wrote, kept or not
     dropped: tuple[tuple[str, str], ...]  # (what was written, why it was dropped)
+    drafts: tuple[Statement, ...]  # every point the model wrote (parts, then merges)
     problems: tuple[str, ...]  # model calls that failed, in words
     calls: tuple[StageReply, ...]  # every model call with its timing and token counts
     seconds: float  # wall time the summary took
@@ -95,10 +96,12 @@ def summarize(
     notes: list[Statement] = []
     actions: list[ActionItem] = []
     dropped: list[tuple[str, str]] = []
+    drafts: list[Statement] = []
     written = 0
     for n, chunk in enumerate(chunks, 1):
         part = stages.part(chunk)
         made = stages.points(part, cancel)
+        drafts += made
         kept, lost = grounded(made, turns, s.min_coverage)
         notes += kept
         dropped += [(st.text, why) for st, why in lost]
@@ -109,8 +112,9 @@ def summarize(
         dropped += [(_action_text(a), why) for a, why in lost_items]
         written += len(made) + len(items)
         steps.step(f"found the action items of part {n} of {len(chunks)}")
-    points, combined = _reduce(stages, notes, turns, s, steps, count, len(chunks), dropped)
-    written += combined
+    points, merges = _reduce(stages, notes, turns, s, steps, count, len(chunks), dropped)
+    drafts += merges
+    written += len(merges)
     questions = look_up(raised, meeting, answerer, s.max_questions_checked,
                         lambda n: steps.step(f"looked up open question {n} of {lookups}"))
     return MeetingSummary(
@@ -122,6 +126,7 @@ def summarize(
         transcript=tuple(readable),
         written=written,
         dropped=tuple(dropped),
+        drafts=tuple(drafts),
         problems=tuple(dict.fromkeys(stages.errors)),
         calls=tuple(stages.calls),
         seconds=time.perf_counter() - started,
@@ -130,23 +135,24 @@ def summarize(
 
 def _reduce(stages: Stages, notes: list[Statement], turns: dict[int, SpokenTurn],
             s: SummarySettings, steps: _Steps, count: TokenCount, parts: int,
-            dropped: list[tuple[str, str]]) -> tuple[list[Statement], int]:
+            dropped: list[tuple[str, str]]) -> tuple[list[Statement], list[Statement]]:
     """The notes of all parts merged in rounds of what one call can read, until one call
     has read them all; a group whose merge kept nothing keeps its own (grounded) notes.
-    Returns the summary and how many statements the merges wrote."""
+    Returns the summary and every statement the merges wrote."""
     if parts <= 1:
-        return notes, 0
+        return notes, []
     if not notes:
         steps.step("nothing to combine")
-        return notes, 0
-    written, planned = 0, 1  # one combine step was counted in advance
+        return notes, []
+    written: list[Statement] = []
+    planned = 1  # one combine step was counted in advance
     while True:
         groups = pack([count(prompts.note_line(n)) for n in notes], s.combine_tokens)
         merged: list[Statement] = []
         for group in groups:
             own = [notes[i] for i in group]
             made = stages.combine(own, steps.cancel)
-            written += len(made)
+            written += made
             kept, lost = grounded(made, turns, s.min_coverage)
             dropped += [(st.text, why) for st, why in lost]
             merged += kept or own

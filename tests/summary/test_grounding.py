@@ -92,3 +92,14 @@ def test_an_action_item_for_someone_never_named_there_is_dropped():
 def test_an_action_item_with_a_deadline_nobody_said_is_dropped():
     item = ActionItem("Maya", "send the cost figures to the council", "next March", 6)
     assert not check_action(item, TURNS, MIN).kept
+
+
+def test_naming_the_speakers_is_no_support_for_what_they_said():
+    # Two speaker names would carry half the words of this invention by themselves.
+    turns = {202: SpokenTurn(202, "Marketing", "That's a fish? I drew a fish.", 0.0, 1.0),
+             203: SpokenTurn(203, "Industrial Designer", "Yes, a fish with chips.", 1.0, 2.0)}
+    said = Statement("Marketing and Industrial Designer chose fish and chips as the main "
+                     "product.", (202, 203))
+    assert not check_statement(said, turns, MIN).kept
+    assert check_statement(Statement("Industrial Designer drew a fish with chips.", (202, 203)),
+                           turns, MIN).kept

@@ -8,7 +8,13 @@ import pytest
 from app.backbone.retrieval import lexical_search
 from app.document import open_document
 from app.summary.meeting import SpokenTurn, read_meeting
-from app.summary.questions import DocumentAnswers, answered_in_talk, look_up, open_questions
+from app.summary.questions import (
+    DocumentAnswers,
+    answered_in_talk,
+    look_up,
+    open_questions,
+    substantive,
+)
 from tests.backbone.scripted import ScriptedLLM
 from tests.summary.meetings import TURNS, write_document, write_record
 
@@ -100,3 +106,10 @@ def test_questions_past_the_limit_and_without_a_document_are_not_looked_up(meeti
     assert not q.looked_up and llm.requests == []
     [q] = look_up(open_questions(meeting, WINDOW), meeting, None, limit=5)
     assert not q.looked_up
+
+
+@pytest.mark.parametrize(("question", "counts"), [
+    ("How many buildings were there?", True), ("Twenty five euros?", True),
+    ("A rat?", False), ("So we can start?", False), ("You know your job?", False)])
+def test_only_questions_about_something_are_open_questions(question, counts):
+    assert substantive(question) is counts
