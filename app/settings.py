@@ -185,7 +185,18 @@ class SpeechSettings:
 
     sample_rate: int = 16000
     frame_samples: int = 512
+    # Silero speech probability (0-1) a frame needs while the agent is audible or its echo
+    # may remain (playing, or within the echo tail after it): confident speech only.
     vad_threshold: float = 0.5
+    # With the agent silent: probability that starts voice, and the lower one that keeps
+    # voice going from one 32 ms frame to the next (hysteresis). Far-field speech of a
+    # quiet participant mostly scores 0.05-0.5; room noise stays under 0.05.
+    vad_onset_threshold: float = 0.15
+    vad_offset_threshold: float = 0.05
+    # Once the agent has spoken, the echo canceller still runs on every frame, but the
+    # raw microphone is what the VAD and the turns get whenever the agent has been silent
+    # for the echo tail (AEC3's output loses quiet speech even with nothing to cancel).
+    echo_bypass_idle: bool = True
     sustained_speech: float = 0.5
     sustained_hangover: float = 0.5
     short_silence: float = 0.5

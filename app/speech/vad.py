@@ -3,6 +3,13 @@
 ``VadSegmenter`` is fed ``(frame_seconds, speech_probability, rms)`` and keeps its own
 audio time, so it is tested on synthetic sequences without a clock or a model. Every
 event is stamped with the audio time at the end of the frame that made it true.
+
+Whether a frame is voiced depends on who may be in the room. While the agent is audible
+(or its echo may still ring) only a confident probability counts, so its own leftover
+echo is not speech. Otherwise the threshold is lower with hysteresis: a distant or quiet
+participant in a far-field microphone gets probabilities well under 0.5 for much of what
+they say, a frame reaching the onset threshold starts voice and the frames after it stay
+voiced while they reach the lower offset threshold.
 """
 
 from __future__ import annotations
@@ -46,6 +53,9 @@ class VadSegmenter:
     def __init__(self, settings: SpeechSettings | None = None) -> None:
         s = settings or SpeechSettings()
         self.threshold = s.vad_threshold
+        self.onset_threshold = s.vad_onset_threshold
+        self.offset_threshold = s.vad_offset_threshold
+        self._voiced_before = False  # the previous frame was voiced (hysteresis)
         self._sustained = _us(s.sustained_speech)
         self._hangover = _us(s.sustained_hangover)
         self._short = _us(s.short_silence)
@@ -67,14 +77,31 @@ class VadSegmenter:
         return self._run.silence_us / _US
 
     def update(
-        self, frame_seconds: float, speech_probability: float, rms: float, self_voice: bool = False
+        self,
+        frame_seconds: float,
+        speech_probability: float,
+        rms: float,
+        self_voice: bool = False,
+        agent_recent: bool | None = None,
     ) -> list[VadEvent]:
+        """``self_voice``: the agent was playing during the frame; ``agent_recent``: it
+        was playing or just stopped (its echo may remain; default: ``self_voice``)."""
         self._t_us += _us(frame_seconds)
-        voiced = speech_probability >= self.threshold
+        strict = self_voice if agent_recent is None else agent_recent
+        voiced = self.is_voiced(speech_probability, strict)
+        self._voiced_before = voiced
         self.last_level = InputLevel(self.time, rms, voiced)
         if voiced:
             return self._voiced(_us(frame_seconds), rms, self_voice)
         return self._unvoiced(_us(frame_seconds), rms, self_voice)
+
+    def is_voiced(self, speech_probability: float, strict: bool = False) -> bool:
+        """The frame's verdict (no state change): the strict threshold while the agent may
+        be heard, else onset / offset hysteresis on the previous frame's verdict."""
+        if strict:
+            return speech_probability >= self.threshold
+        bar = self.offset_threshold if self._voiced_before else self.onset_threshold
+        return speech_probability >= bar
 
     def _event(self, kind: VadKind, rms: float, self_voice: bool) -> VadEvent:
         return VadEvent(kind, self.time, rms, self_voice)

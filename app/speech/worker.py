@@ -1,12 +1,13 @@
 """SpeechWorker: one thread from audio blocks to typed speech events.
 
 Per 32 ms frame: echo cancellation against the agent's playback (while it plays, the
-voicing comes from the double-talk detector on the raw mic), Silero VAD, the VAD
-segmenter (onset / sustained / short and long silence, input level), the wake-word model,
-and the turn tracker. A turn is decoded for partials while it grows, speculatively once
-its silence begins, and committed (words, speaker, wake binding) when the silence reaches
-the turn-end threshold. Failures of a stage or of the device become events; the thread
-keeps running.
+voicing comes from the double-talk detector on the raw mic; once its echo tail is over,
+the raw mic is judged again), Silero VAD, the VAD segmenter (onset / sustained / short
+and long silence, input level; a strict threshold while the agent may be heard, a lower
+one with hysteresis otherwise), the wake-word model, and the turn tracker. A turn is
+decoded for partials while it grows, speculatively once its silence begins, and
+committed (words, speaker, wake binding) when the silence reaches the turn-end
+threshold. Failures of a stage or of the device become events; the thread keeps running.
 """
 
 from __future__ import annotations
@@ -236,8 +237,12 @@ class SpeechWorker:
                 self._near_end = NearEndVoice()
                 self._overlap = OverlapListener(transcriber_text(self.transcriber))
             ref = self.reference.reference(at, frame.size)
-            raw, frame = frame, self._aec.process(frame, ref)
-            heard = frame
+            raw, cancelled = frame, self._aec.process(frame, ref)
+            # AEC3 keeps adapting on every frame, but its output costs a participant's
+            # quiet speech even when nothing plays: only while the agent's echo may be
+            # in the room is the cancelled signal the one judged.
+            if recent or not self.settings.echo_bypass_idle:
+                frame = heard = cancelled
             if self_voice and self._near_end is not None:
                 # AEC3 suppresses a participant who talks over the agent; while it
                 # plays, voicing comes from the double-talk detector instead.
@@ -247,17 +252,17 @@ class SpeechWorker:
         if near is not None:
             prob = near
         level = rms(frame)
-        events = self.segmenter.update(dur, prob, level, self_voice)
+        events = self.segmenter.update(dur, prob, level, self_voice, recent)
         for event in events:
             self._emit(event)
+        voiced = False
         if self.segmenter.last_level is not None:
+            voiced = self.segmenter.last_level.is_speech
             self._emit(self.segmenter.last_level)
         if self._overlap is not None:
             # Speech over the agent: what it says decides whether it takes the floor.
-            voiced_now = prob >= self.settings.vad_threshold
-            for transcript in self._overlap.update(heard, t0 + dur, events, recent, voiced_now):
+            for transcript in self._overlap.update(heard, t0 + dur, events, recent, voiced):
                 self._emit(transcript)
-        voiced = prob >= self.settings.vad_threshold
         self._feed_wake(frame, sample)
         self._collect(frame, voiced, dur)
         self._steps(self.tracker.update(t0, t0 + dur, voiced, self.clock.now()))

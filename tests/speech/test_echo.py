@@ -133,3 +133,52 @@ def test_agent_is_not_transcribed_while_participant_is() -> None:
     agent_end = agent_at + agent.size / R
     assert all(e.self_voice for e in vad_events if agent_at + 0.05 < e.time < agent_end)
     assert not any(e.self_voice for e in vad_events if e.time > agent_end + 0.5)
+
+
+class JudgedFrames:
+    """Silero, keeping every frame it was asked to judge."""
+
+    def __init__(self) -> None:
+        from app.speech.vad import SileroVad
+
+        self.vad = SileroVad()
+        self.frames: list[np.ndarray] = []
+
+    def __call__(self, frame: np.ndarray) -> float:
+        self.frames.append(frame.copy())
+        return self.vad(frame)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bypass", [True, False])
+def test_raw_microphone_is_judged_once_the_echo_tail_is_over(bypass: bool) -> None:
+    from dataclasses import replace
+
+    from app.settings import SpeechSettings
+    from app.speech.audio import ArraySource
+    from app.speech.worker import SpeechWorker
+
+    agent = synth.piper("The follow up lasted eighteen months.")
+    agent_at = 0.5
+    agent_end = agent_at + agent.size / R
+    total = int((agent_end + 3.0) * R)
+    mic = room(agent, 0.5, 0.04, total, agent_at)
+    mic += np.random.default_rng(1).standard_normal(total).astype(np.float32) * 0.002
+    reference = SelfVoiceReference()
+    for i in range(0, agent.size, 480):
+        reference.on_played(agent[i : i + 480], R, agent_at + i / R)
+    judged = JudgedFrames()
+    settings = replace(SpeechSettings(), echo_bypass_idle=bypass)
+    worker = SpeechWorker(ArraySource(mic), settings, vad=judged, reference=reference,
+                          clock_origin=0.0)  # fmt: skip
+    worker.run()
+
+    n = settings.frame_samples
+    whole = judged.frames[: total // n]  # the source pads the last one
+    raw = [np.array_equal(f, mic[i * n : (i + 1) * n]) for i, f in enumerate(whole)]
+    times = np.arange(len(raw)) * n / R
+    playing = (times > agent_at + 0.5) & (times < agent_end - 0.1)
+    after_tail = times > agent_end + reference.tail + 0.5 + 0.05
+    assert playing.any() and after_tail.any()
+    assert not any(np.array(raw)[playing])  # the cancelled signal while the agent talks
+    assert all(np.array(raw)[after_tail]) is bypass

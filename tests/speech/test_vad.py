@@ -21,11 +21,11 @@ ON, SHORT, LONG, SUST = (
 
 
 def run(pattern: str, frame: float = 0.1, settings: SpeechSettings | None = None):
-    """'1' voiced frame (p=0.9), '0' unvoiced (p=0.1); returns [(kind, time)]."""
+    """'1' voiced frame (p=0.9), '0' unvoiced (p=0.01); returns [(kind, time)]."""
     seg = VadSegmenter(settings)
     out = []
     for ch in pattern:
-        for ev in seg.update(frame, 0.9 if ch == "1" else 0.1, 0.01):
+        for ev in seg.update(frame, 0.9 if ch == "1" else 0.01, 0.01):
             out.append((ev.kind, round(ev.time, 6)))
     return out
 
@@ -54,8 +54,48 @@ def test_gap_reaching_hangover_starts_a_new_segment() -> None:
 
 def test_threshold_is_inclusive_and_configurable() -> None:
     seg = VadSegmenter(replace(SpeechSettings(), vad_threshold=0.7))
-    assert seg.update(0.1, 0.69, 0.0) == []
-    assert [e.kind for e in seg.update(0.1, 0.7, 0.0)] == [ON]
+    assert seg.update(0.1, 0.69, 0.0, agent_recent=True) == []
+    assert [e.kind for e in seg.update(0.1, 0.7, 0.0, agent_recent=True)] == [ON]
+    seg = VadSegmenter(replace(SpeechSettings(), vad_onset_threshold=0.3))
+    assert seg.update(0.1, 0.29, 0.0) == []
+    assert [e.kind for e in seg.update(0.1, 0.3, 0.0)] == [ON]
+
+
+def voicing(probs: list[float], recent: list[bool] | None = None) -> str:
+    """'1' / '0' per frame: the segmenter's voiced verdict (its input level flag)."""
+    seg, out = VadSegmenter(), []
+    for i, p in enumerate(probs):
+        seg.update(0.032, p, 0.0, agent_recent=None if recent is None else recent[i])
+        assert seg.last_level is not None
+        out.append("1" if seg.last_level.is_speech else "0")
+    return "".join(out)
+
+
+def test_hysteresis_onset_then_lower_offset_with_the_agent_silent() -> None:
+    s = SpeechSettings()
+    on, off = s.vad_onset_threshold, s.vad_offset_threshold
+    assert off < on < s.vad_threshold
+    below_on, below_off = (on + off) / 2, off / 2
+    # weak frames alone never start voice; after an onset they keep it going
+    assert voicing([below_on] * 3) == "000"
+    assert voicing([below_on, on, below_on, below_on, off]) == "01111"
+    # one frame under the offset ends it; weak frames then need a new onset
+    assert voicing([on, below_on, below_off, below_on, on, below_on]) == "110011"
+
+
+def test_strict_threshold_while_the_agent_may_be_heard() -> None:
+    s = SpeechSettings()
+    weak = (s.vad_onset_threshold + s.vad_threshold) / 2  # voiced only with the agent silent
+    assert voicing([weak] * 3) == "111"
+    assert voicing([weak] * 3, recent=[True] * 3) == "000"
+    # no hysteresis either: after a confident frame, weak frames are not voice
+    assert voicing([0.9, weak, weak], recent=[True] * 3) == "100"
+    # the echo tail over, the same weak frames are a participant again
+    assert voicing([0.9, weak, weak, weak], recent=[True, True, False, False]) == "1011"
+    # self_voice alone (no echo-tail flag) means the agent is playing: strict
+    seg = VadSegmenter()
+    assert seg.update(0.032, weak, 0.0, self_voice=True) == []
+    assert seg.last_level is not None and not seg.last_level.is_speech
 
 
 def test_silero_frame_size_and_times_are_exact() -> None:
