@@ -51,6 +51,15 @@ class PendingIntervention:
 
 
 @dataclass(frozen=True)
+class InterventionOffered:
+    """An intervention handed to the floor that no decision carries (a direct answer),
+    recorded before the floor acts on it: a record that ends while it waits, or a floor
+    that drops it, still says what it was."""
+
+    intervention: Intervention
+
+
+@dataclass(frozen=True)
 class PipelineStopped:
     reason: str = ""
 

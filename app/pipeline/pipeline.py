@@ -47,6 +47,7 @@ from app.pipeline.events import (
     DocumentLoaded,
     InputState,
     InputStatus,
+    InterventionOffered,
     PendingIntervention,
     PipelineError,
     PipelineStopped,
@@ -446,6 +447,8 @@ class Pipeline:
         return event
 
     def _on_intervention(self, intervention: Intervention, decision: Decision | None) -> None:
+        if decision is None:  # a direct answer: no decision entry carries it
+            self._route(InterventionOffered(intervention))
         floor = self._floor
         if floor is None:
             self._route(PendingIntervention(intervention))

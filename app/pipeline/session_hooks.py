@@ -26,6 +26,7 @@ from app.pipeline.events import (
     ComponentStatus,
     DocumentLoaded,
     HighlightCitation,
+    InterventionOffered,
     PendingIntervention,
     PipelineError,
 )
@@ -58,6 +59,9 @@ class SessionHooks:
         elif isinstance(event, PendingIntervention) and event.intervention is not None:
             self._interventions[event.intervention.id] = event.intervention
             self.record.append("intervention_pending", event.intervention)
+        elif isinstance(event, InterventionOffered):
+            self._interventions[event.intervention.id] = event.intervention
+            self.record.append("intervention_offered", event.intervention)
         elif isinstance(event, Play):
             self._interventions[event.intervention.id] = event.intervention
             self.record.append(

@@ -1,7 +1,8 @@
 """What became of each intervention a session record holds: heard, cut short, or never said.
 
-An intervention enters the record when it is decided (a ``decision`` entry), held under a
-raised hand (``intervention_pending``) or handed to the voice (``intervention_playing``);
+An intervention enters the record when it is decided (a ``decision`` entry), when a direct
+answer is ready (``intervention_answer``), held under a raised hand
+(``intervention_pending``) or handed to the voice (``intervention_playing``);
 receipts, deliveries and drops follow under its id. A record that ends before a receipt
 (a crash, or the meeting ended while it waited) leaves it pending: it still counts.
 """
@@ -13,7 +14,12 @@ from enum import StrEnum
 from typing import Any
 
 # Entries that carry the intervention itself, and those that only name it by id.
-CARRIERS = ("intervention_pending", "intervention_playing", "intervention_delivered")
+CARRIERS = (
+    "intervention_offered",
+    "intervention_pending",
+    "intervention_playing",
+    "intervention_delivered",
+)
 MENTIONS = ("playback_receipt", "intervention_dropped")
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.session.delivery import CARRIERS
 from app.session.record import ended_cleanly, read_record_contents, sessions_dir
 
 # Entries that make a record worth exporting: the meeting itself, not only start-up.
-MEETING_KINDS = frozenset(
-    {"turn", "decision", "intervention_pending", "intervention_playing", "intervention_delivered"}
-)
+MEETING_KINDS = frozenset({"turn", "decision", *CARRIERS})
 
 CRASH_OFFER = "The last meeting ended unexpectedly \u2014 Export its record"
 

@@ -139,3 +139,18 @@ def test_playback_cut_off_by_the_end_of_the_record_counts_as_partly_delivered():
 def test_a_stream_known_by_id_only_is_not_listed():
     entries = [_entry("intervention_dropped", intervention_id="direct-3", reason="superseded")]
     assert intervention_fates(entries) == []
+
+
+def test_a_direct_answer_the_floor_never_plays_is_still_in_the_record(tmp_path):
+    pipeline, clock, _events = _pipeline(tmp_path, FloorMode.SPEAK)
+    pipeline.set_paused(True)  # the floor drops what it is offered
+    answer = Intervention("direct-1", InterventionKind.DIRECT, "Page 1 says 48 buildings.",
+                          citations=(CITE,), generation=1)  # fmt: skip
+    pipeline._on_intervention(answer, None)  # what the backbone worker does with an answer
+    _advance(pipeline, clock, 0.3)
+    # the process dies here
+    (fate,) = intervention_fates(read_record(tmp_path / "s.jsonl"), ended_cleanly=False)
+    assert (fate.id, fate.kind, fate.text) == ("direct-1", "direct", answer.text)
+    assert fate.delivery == Delivery.NOT_DELIVERED
+    assert fate.citations and fate.citations[0]["sid"] == 8
+    pipeline.stop()
