@@ -1,5 +1,6 @@
-"""The settings dialog: devices, wake sensitivity, voice, models, utterance style, patience
-and proactivity. Devices, voice, patience and proactivity apply to the running agent."""
+"""The settings dialog: devices, wake sensitivity, voice (with a test sentence), models,
+utterance style, patience and proactivity. Devices, voice, patience and proactivity apply
+to the running agent."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from PySide6.QtWidgets import (
 from app.settings import Patience, UtteranceStyle
 from app.speech.voiceprints import VoiceprintStore
 from app.ui.settings_store import Preferences
+from app.ui.voice_picker import SinkFactory, VoicePicker
 from app.ui.voices import VoicesSection
 
 DEFAULT_DEVICE = "System default"
-VOICE_ENGINES = ("kokoro", "piper")
 
 
 def device_names(kind: str) -> list[str]:
@@ -61,7 +62,10 @@ class SettingsDialog(QDialog):
         prefs: Preferences,
         parent: QWidget | None = None,
         voiceprints: VoiceprintStore | None = None,
+        sink: SinkFactory | None = None,
     ) -> None:
+        """``sink``: where the test sentence plays, by loudspeaker name (the sound card's
+        stream by default)."""
         super().__init__(parent)
         self.setWindowTitle("Jarvis settings")
         self.setMinimumWidth(480)
@@ -74,18 +78,18 @@ class SettingsDialog(QDialog):
         self.wake.setRange(0.05, 0.95)
         self.wake.setSingleStep(0.05)
         self.wake.setValue(prefs.wake_sensitivity)
-        self.engine = QComboBox()
-        self.engine.addItems(list(VOICE_ENGINES))
-        if prefs.voice_engine not in VOICE_ENGINES:
-            self.engine.addItem(prefs.voice_engine)
-        self.engine.setCurrentText(prefs.voice_engine)
-        self.voice = QLineEdit(prefs.voice)
-        self.voice.setPlaceholderText("a Kokoro voice, e.g. af_heart")
         self.speed = QDoubleSpinBox()
         self.speed.setRange(0.5, 2.0)
         self.speed.setSingleStep(0.1)
         self.speed.setSuffix(" \u00d7")
         self.speed.setValue(prefs.speed)
+        self.voice = VoicePicker(
+            prefs.voice_engine,
+            prefs.voice,
+            output=lambda: str(self.output.currentData() or ""),
+            speed=self.speed.value,
+            sink=sink,
+        )
         self.llm = QLineEdit(prefs.llm_model)
         self.llm.setPlaceholderText(
             "embedded default (llm-1.5b), a .gguf path or http://host:port/v1"
@@ -109,7 +113,6 @@ class SettingsDialog(QDialog):
             ("Microphone", self.input),
             ("Loudspeaker", self.output),
             ("Wake word sensitivity", self.wake),
-            ("Voice engine", self.engine),
             ("Voice", self.voice),
             ("Speaking rate", self.speed),
             ("Language model", self.llm),
@@ -144,13 +147,14 @@ class SettingsDialog(QDialog):
         return combo
 
     def preferences(self) -> Preferences:
+        engine, voice = self.voice.choice()
         return replace(
             self._prefs,
             input_device=str(self.input.currentData() or ""),
             output_device=str(self.output.currentData() or ""),
             wake_sensitivity=self.wake.value(),
-            voice_engine=self.engine.currentText(),
-            voice=self.voice.text().strip() or self._prefs.voice,
+            voice_engine=engine,
+            voice=voice,
             speed=round(self.speed.value(), 2),
             llm_model=self.llm.text().strip(),
             asr_model=self.asr.currentText(),

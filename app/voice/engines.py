@@ -9,8 +9,12 @@ only when the user chose it, with a ``note`` the window shows.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
+import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -111,6 +115,14 @@ def pick_voice(wanted: str, voices: list[str]) -> str:
     return english[0]
 
 
+PIPER_MODEL = "piper-joe"  # the installed Piper voice's model entry
+
+
+def piper_voice_name(model: Path) -> str:
+    """A Piper voice's name is its model file's ("en_US-joe-medium")."""
+    return model.name.removesuffix(".onnx")
+
+
 class PiperEngine:
     name = "piper"
     note = ""
@@ -120,9 +132,9 @@ class PiperEngine:
         try:
             from piper import PiperVoice, SynthesisConfig
 
-            self._voice = PiperVoice.load(
-                _model_file("piper-joe", "model"), _model_file("piper-joe", "config")
-            )
+            model = _model_file(PIPER_MODEL, "model")
+            self.voice = piper_voice_name(model)
+            self._voice = PiperVoice.load(model, _model_file(PIPER_MODEL, "config"))
         except VoiceModelError:
             raise
         except Exception as e:
@@ -190,3 +202,63 @@ def open_engine(settings: VoiceSettings | None = None) -> TTSEngine:
         piper = PiperEngine(s)
         piper.note = f"Jarvis speaks with the Piper English voice: {e.user_message}"
         return piper
+
+
+@dataclass(frozen=True)
+class InstalledVoice:
+    """A voice the agent can speak with, as the voice picker lists it."""
+
+    engine: str  # the engine's name ("kokoro", "piper")
+    voice: str  # the voice's name within its engine ("af_heart", "en_US-joe-medium")
+    language: str  # the language it speaks, in words ("English (US)")
+
+    @property
+    def english(self) -> bool:
+        return self.language.startswith("English")
+
+    @property
+    def label(self) -> str:
+        """"Piper en_US-joe-medium \u2014 English (US)"; a voice of another language says so."""
+        label = f"{self.engine.capitalize()} {self.voice} \u2014 {self.language}"
+        return label if self.english else f"{label} (not an English voice)"
+
+
+def installed_voices() -> list[InstalledVoice]:
+    """Every voice the installed engines and models can speak with, English ones first;
+    read from the model files' names and configs, without loading a model."""
+    voices = _kokoro_voices() + _piper_voices()
+    return sorted(voices, key=lambda v: not v.english)  # stable: engines keep their order
+
+
+def _kokoro_voices() -> list[InstalledVoice]:
+    if importlib.util.find_spec("kokoro_onnx") is None:
+        return []
+    try:
+        with zipfile.ZipFile(_model_file("kokoro", "voices")) as pack:  # an .npz
+            names = [n.removesuffix(".npy") for n in pack.namelist()]
+    except (VoiceModelError, OSError, zipfile.BadZipFile) as e:
+        log.info("no Kokoro voices to list: %s", e)
+        return []
+    return [InstalledVoice("kokoro", n, voice_language(n)) for n in sorted(names)]
+
+
+def _piper_voices() -> list[InstalledVoice]:
+    if importlib.util.find_spec("piper") is None:
+        return []
+    try:
+        model = _model_file(PIPER_MODEL, "model")
+        config = json.loads(_model_file(PIPER_MODEL, "config").read_text(encoding="utf-8"))
+    except (VoiceModelError, OSError, ValueError) as e:
+        log.info("no Piper voice to list: %s", e)
+        return []
+    return [InstalledVoice("piper", piper_voice_name(model), piper_language(config))]
+
+
+def piper_language(config: dict[str, object]) -> str:
+    """"English (US)" from a Piper voice config's language block."""
+    language = config.get("language")
+    if not isinstance(language, dict):
+        return "an unknown language"
+    name = str(language.get("name_english") or language.get("code") or "an unknown language")
+    region = language.get("region")
+    return f"{name} ({region})" if region else name
