@@ -6,6 +6,7 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,11 @@ def _application(headless: bool) -> Any:
     return app
 
 
-def run_app(pdf: Path | None, llm_spec: str | None = None, audio: Path | None = None) -> int:
-    """The app on the live microphone, or on a recording played as a microphone would."""
+def run_app(
+    pdfs: Sequence[Path] = (), llm_spec: str | None = None, audio: Path | None = None
+) -> int:
+    """The app on the live microphone, or on a recording played as a microphone would,
+    with ``pdfs`` as the meeting's documents."""
     from app.pipeline.live import AudioInput, LiveMeeting
     from app.settings import Settings
     from app.speech.voiceprints import VoiceprintStore
@@ -48,10 +52,10 @@ def run_app(pdf: Path | None, llm_spec: str | None = None, audio: Path | None = 
     window.on_close.append(meeting.stop)
     window.offer_last_session(meeting.record.unfinished_before)  # the last meeting crashed
     window.show()
-    meeting.record.append("session_started", document=str(pdf) if pdf else None)
+    meeting.record.append("session_started", document=str(pdfs[0]) if pdfs else None)
     threading.Thread(target=meeting.start_audio, daemon=True, name="speech-loader").start()
-    if pdf is not None:
-        window.open_pdf(Path(pdf))
+    if pdfs:
+        window.open_pdfs([Path(p) for p in pdfs])
     else:
         meeting.pipeline.set_status("backbone", False, "open a PDF to start the agent")
     return int(app.exec())

@@ -1,4 +1,4 @@
-"""``jarvis run [PDF] [--audio FILE]`` (the app on the microphone or on a recording) and
+"""``jarvis run [PDF ...] [--audio FILE]`` (the app on the microphone or on a recording) and
 ``jarvis demo`` (the bundled meeting)."""
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from typing import Any
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser("run", help="the app: window, live microphone, agent")
-    run.add_argument("pdf", nargs="?", type=Path, help="a PDF to open at start")
+    run.add_argument(
+        "pdfs", nargs="*", type=Path, metavar="PDF",
+        help="the meeting's documents, opened at start (the first is shown)",
+    )
     run.add_argument("--llm", help="model name, .gguf path or http://host:port/v1")
     run.add_argument(
         "--audio",
@@ -63,6 +66,12 @@ def _run(args: argparse.Namespace) -> int:
     if audio is not None and not audio.is_file():
         print(f"jarvis run: the recording {audio} does not exist.", file=sys.stderr)
         return 2
+    pdfs: list[Path] = list(dict.fromkeys(args.pdfs))
+    missing = [p for p in pdfs if not p.is_file()]
+    if missing:
+        names = ", ".join(str(p) for p in missing)
+        print(f"jarvis run: no such document: {names}.", file=sys.stderr)
+        return 2
     headless = args.headless
     if not headless and not _has_display():
         print("No display found: running headless (add --headless to say so).")
@@ -70,14 +79,16 @@ def _run(args: argparse.Namespace) -> int:
     if not headless:
         from app.ui.app import run_app
 
-        return run_app(args.pdf, llm_spec=args.llm, audio=audio)
-    if args.pdf is None:
+        return run_app(pdfs, llm_spec=args.llm, audio=audio)
+    if not pdfs:
         print("jarvis run: --headless needs a PDF to check the talk against.", file=sys.stderr)
         return 2
-    return _run_headless(args.pdf, audio, args.llm, args.timeout)
+    return _run_headless(pdfs, audio, args.llm, args.timeout)
 
 
-def _run_headless(pdf: Path, audio: Path | None, llm: str | None, timeout: float | None) -> int:
+def _run_headless(
+    pdfs: list[Path], audio: Path | None, llm: str | None, timeout: float | None
+) -> int:
     from app.pipeline.live import AudioInput, LiveMeeting, Outcome, print_event, run_headless
     from app.speech.voiceprints import VoiceprintStore
 
@@ -89,12 +100,19 @@ def _run_headless(pdf: Path, audio: Path | None, llm: str | None, timeout: float
         voiceprints=VoiceprintStore.default(),
     )
     meeting.pipeline.hub.subscribe(print_event)
-    meeting.record.append("session_started", document=str(pdf), audio=str(audio or "mic"))
+    meeting.record.append("session_started", document=str(pdfs[0]), audio=str(audio or "mic"))
     print(f"Session record: {meeting.record.path}", flush=True)
     spec = llm or getattr(prefs, "llm_model", "") or None
-    outcome = run_headless(
-        meeting, lambda: meeting.prepare(pdf, spec), meeting.start_audio, timeout=timeout
-    )
+
+    def prepare() -> bool:
+        """The agent on the first document; the others join it as a dropped one would."""
+        if not meeting.prepare(pdfs[0], spec):
+            return False
+        for pdf in pdfs[1:]:
+            meeting.pipeline.add_document(pdf)  # one it cannot read is said and left out
+        return True
+
+    outcome = run_headless(meeting, prepare, meeting.start_audio, timeout=timeout)
     if outcome is Outcome.AGENT_FAILED:
         print(f"jarvis run: the agent could not start ({meeting.agent_problem}).", flush=True)
         return 1

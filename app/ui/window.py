@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -360,13 +360,37 @@ class MainWindow(QMainWindow):
         self.prefs.add_recent(str(path))
         self._fill_recent()
         if start_agent:
-            threading.Thread(
-                target=self._load_agent, args=(path,), daemon=True, name="agent-loader"
-            ).start()
+            self._start_loader([path])
         return True
 
-    def _load_agent(self, path: Path) -> None:
-        if self.pipeline.open_document(path):  # says how far it got as it goes
+    def open_pdfs(self, paths: Sequence[Path], start_agent: bool = True) -> bool:
+        """The meeting's documents at start (``jarvis run a.pdf b.pdf``): all listed, the
+        first shown, and (``start_agent``) all indexed in order on one worker thread
+        before the agent starts on them, so it reads them once."""
+        paths = list(dict.fromkeys(Path(p) for p in paths))
+        if not paths or not self.open_pdf(paths[0], start_agent=False):
+            return False
+        opened = [paths[0], *(p for p in paths[1:] if self.add_pdf(p, index=False))]
+        self.show_document(paths[0])
+        if start_agent:
+            self._start_loader(opened)
+        return True
+
+    def _start_loader(self, paths: list[Path]) -> None:
+        threading.Thread(
+            target=self._load_agent, args=(paths,), daemon=True, name="agent-loader"
+        ).start()
+
+    def _load_agent(self, paths: list[Path]) -> None:
+        """On a worker thread: index the documents (says how far it got as it goes; one
+        the agent cannot read leaves the list), then start the agent on them."""
+        opened = False
+        for path in paths:
+            ok = self.pipeline.add_document(path) if opened else self.pipeline.open_document(path)
+            if not ok:
+                self.documentRefused.emit(path)
+            opened = opened or ok
+        if opened:
             self.pipeline.start_agent(self.prefs.llm_model or None)
 
     def ask_add(self) -> None:
