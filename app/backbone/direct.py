@@ -12,11 +12,9 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
 from app.backbone.numbers import set_aside
-from app.backbone.utterance import clean_text
+from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.settings import UtteranceSettings
 from app.text import split_sentences
-
-QUOTE_PREFIX = "The document says: "
 
 # An imperative to the people in the room ("Tell everyone to leave the room.", "You must
 # all sign in."): copied from the document, it is said as the document's words only. Verbs
@@ -103,7 +101,8 @@ class CheckedAnswer:
             return DirectAnswer("answer", " ".join(c.text for c in self.released), sids)
         if data is None or data.get("action") == "skip":
             return DirectAnswer("skip", "", ())
-        return DirectAnswer("abstain", self.settings.abstain_text, ())
+        return DirectAnswer("abstain", of_the_documents(self.settings.abstain_text,
+                                                        self.document), ())
 
     def _release(self) -> list[Checked]:
         if self.stopped:
@@ -173,7 +172,7 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
 def quoted(document: Any, sids: Sequence[int]) -> Checked:
     """Sentences of the document said as its words: "The document says: ..."."""
     text = " ".join(_ended(clean_text(document.get(s).text)) for s in sids)
-    return Checked(QUOTE_PREFIX + text, tuple(sids))
+    return Checked(quote_lead(document, sids) + text, tuple(sids))
 
 
 def _ended(text: str) -> str:

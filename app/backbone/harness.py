@@ -35,7 +35,7 @@ from app.backbone.text import (
     is_number_token,
 )
 from app.backbone.transcript import AGENT, Transcript
-from app.backbone.utterance import assemble, clean_text
+from app.backbone.utterance import assemble, clean_text, quote_lead
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
 from app.backbone.veto import correction_veto
 from app.events import (
@@ -511,7 +511,7 @@ class Backbone:
             return dataclasses.replace(made, sids=(answer_sid,))
         shared = adds & set(content_tokens(sentence.text))
         if any(is_number_token(t) for t in shared) or len(shared) >= 2:
-            quote = "The document says: " + clean_text(sentence.text)
+            quote = quote_lead(self.document, [answer_sid]) + clean_text(sentence.text)
             return dataclasses.replace(made, text=quote, sids=(answer_sid,))
         return dataclasses.replace(
             made, speak=False,

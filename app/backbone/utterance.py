@@ -1,15 +1,17 @@
 """The spoken form: "About {topic}, {text} You'll find this on page N; search for '...'".
 
-With several documents open the page hint names the document ("page N of <title>")."""
+With several documents open the page hint names the document ("page N of <title>"), and
+what the agent says of the documents says it of all of them (``the_documents``)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from app.backbone.text import STOPWORDS, sentences
-from app.document.library import part_of
+from app.document.library import Library, part_of
 from app.events import Citation
 from app.settings import UtteranceStyle
 
@@ -192,3 +194,31 @@ def page_hint(citation: Citation) -> str:
     if citation.document_title:
         return f"page {citation.page} of {citation.document_title}"
     return f"page {citation.page}"
+
+
+_THE_DOCUMENT = re.compile(r"\b([Tt])he document\b")
+
+
+def the_documents(document: object, sids: Sequence[int] = ()) -> str:
+    """How the agent names what it reads: "the document"; with several open "the
+    documents", or "the document <title>" when ``sids`` all come from one of them."""
+    if not isinstance(document, Library) or len(document.parts) < 2:
+        return "the document"
+    parts = {p.first: p for p in (part_of(document, s) for s in sids) if p is not None}
+    one = len(parts) == 1 and all(part_of(document, s) is not None for s in sids)
+    return f"the document {next(iter(parts.values())).name}" if one else "the documents"
+
+
+def of_the_documents(text: str, document: object) -> str:
+    """``text`` (a fixed reply, e.g. the abstention) said of all the meeting's documents:
+    its "the document" becomes ``the_documents``."""
+    phrase = the_documents(document)
+    return _THE_DOCUMENT.sub(lambda m: m.group(1) + phrase[1:], text)
+
+
+def quote_lead(document: object, sids: Sequence[int]) -> str:
+    """"The document says: " before the words of sentences ``sids``, naming their
+    document when several are open ("The documents say: " for words of several)."""
+    phrase = the_documents(document, sids)
+    verb = "say" if phrase == "the documents" else "says"
+    return f"T{phrase[1:]} {verb}: "
