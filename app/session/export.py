@@ -1,13 +1,15 @@
 """A readable meeting record (Markdown or HTML) from a session record.
 
 It shows the talk, what the agent said and what it meant to say but did not (or only in
-part), and what could not be read back from a damaged record.
+part), the settings changed and the snoozes asked for during the meeting (at the time of
+day they happened), and what could not be read back from a damaged record.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -52,6 +54,72 @@ def _where(citation: dict[str, Any]) -> str:
     """"page 4", or "Budget report, page 4" for a meeting with several documents."""
     name = citation.get("document_title") or ""
     return f"{name}, page {citation.get('page')}" if name else f"page {citation.get('page')}"
+
+
+def _wall(entry: dict[str, Any]) -> datetime | None:
+    """When the entry was written, on this computer's clock."""
+    try:
+        return datetime.fromisoformat(str(entry["wall"])).astimezone()
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _at(entry: dict[str, Any]) -> str:
+    wall = _wall(entry)
+    return f"{wall:%H:%M:%S}" if wall is not None else "--:--:--"
+
+
+# What the window calls each setting the running agent takes (app.events.Setting).
+SETTING_NAMES = {
+    "patience": "Patience",
+    "mode": "Floor mode",
+    "proactive_gap": "At most one remark every",
+    "voice_engine": "Voice engine",
+    "voice": "Voice",
+    "speed": "Speaking rate",
+    "input_device": "Microphone",
+    "output_device": "Loudspeaker",
+}
+
+
+def _setting_value(setting: str, value: Any) -> str:
+    """A setting's value in words, in the unit the window shows it in."""
+    if setting in ("input_device", "output_device"):
+        return str(value) if value else "system default"
+    if setting in ("mode", "patience"):  # a preset's name: "hand_raise" reads "hand raise"
+        return str(value).replace("_", " ")
+    if setting in ("proactive_gap", "speed"):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return str(value)
+        if setting == "speed":
+            return f"{number:g}\u00d7"
+        return f"{number / 60:g} min" if number > 0 else "no limit"
+    return str(value)
+
+
+def _setting_row(entry: dict[str, Any]) -> Row:
+    setting = str(entry.get("setting", ""))
+    name = SETTING_NAMES.get(setting, setting.replace("_", " "))
+    old, new = (_setting_value(setting, entry.get(k)) for k in ("old", "new"))
+    return ("decision", f"{_at(entry)} Setting changed: {name} {old} \u2192 {new}", [])
+
+
+_SNOOZE_BY = {"window": "from the window", "voice": "by voice"}
+
+
+def _snooze_row(entry: dict[str, Any]) -> Row:
+    """A snooze asked for (how long, by whom, until when) or its end."""
+    source, seconds = str(entry.get("source", "")), float(entry.get("seconds") or 0)
+    by = _SNOOZE_BY.get(source, source)
+    if entry.get("until") is None:
+        ended = "Snooze over (its time ran out)" if source == "expired" else f"Snooze ended {by}"
+        return ("decision", f"{_at(entry)} {ended}: Jarvis may speak up again", [])
+    wall = _wall(entry)
+    until = f" until {wall + timedelta(seconds=seconds):%H:%M}" if wall is not None else ""
+    return ("decision", f"{_at(entry)} Snoozed for {seconds / 60:g} min {by}{until}: no "
+            "proactive remarks, questions still answered", [])  # fmt: skip
 
 
 def _delivery_line(entry: dict[str, Any]) -> str:
@@ -124,6 +192,10 @@ def _entry_row(entry: dict[str, Any], names: dict[str, str]) -> Row | None:
             f" ({entry.get('reason', '')})",
             [],
         )
+    if kind == "settings_changed":
+        return _setting_row(entry)
+    if kind == "snooze_changed":
+        return _snooze_row(entry)
     if kind == "intervention_delivered":
         line = f"Jarvis: {entry.get('text', '')}"
         return ("agent", line, _citations(entry) + [_delivery_line(entry)])
