@@ -5,8 +5,9 @@ meeting: the agent reads the document (with its progress), the transcript fills 
 the microphone's level moves, the agent raises its hand with the correction of the
 planted fact, then gets the floor and speaks with the arrow on the cited sentence; then
 it is snoozed, paused, a participant introduces themself and the window offers the name,
-and the settings dialog shows the device pickers and the remembered voices. The voice plays
-as text here, and the window shows it as available: the normal state, without a banner.
+and the settings dialog shows the device pickers, the voice picker after its test sentence
+and the remembered voices. The agent's voice plays as text here, and the window shows it as
+available: the normal state, without a banner.
 
     python -m app.ui.screenshots docs/screenshots
 """
@@ -158,12 +159,20 @@ def _save_settings(prefs: Any, path: Path) -> Path:
 
     from app.speech.voiceprints import VoiceprintStore, voiceprint
     from app.ui.settings_dialog import SettingsDialog
+    from app.voice.engines import installed_voices
+    from app.voice.sinks import NullSink
 
     store = VoiceprintStore(Path(tempfile.mkdtemp()) / "voiceprints.json")
     store.remember(voiceprint("Maya", [np.eye(192, dtype=np.float32)[0]], [34.0], 1.7e9))
-    dialog = SettingsDialog(prefs, voiceprints=store)
+    english = next((v for v in installed_voices() if v.english), None)
+    if english is not None:  # the picker after its test sentence, said into no speaker
+        prefs = replace(prefs, voice_engine=english.engine, voice=english.voice)
+    dialog = SettingsDialog(prefs, voiceprints=store, sink=lambda _device: NullSink())
     dialog.adjustSize()
     dialog.show()
+    if english is not None:
+        dialog.voice.say()
+        _wait_for(dialog.voice.say_button.isEnabled, seconds=60.0)
     _settle_gui()
     path = _save(dialog, path)
     dialog.close()

@@ -73,13 +73,13 @@ class VoicePicker(QWidget):
         self.say_button.clicked.connect(self.say)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        row = QHBoxLayout()
-        row.addWidget(self.combo, 1)
+        row = QHBoxLayout()  # under the list, so a long voice name is read whole
         row.addWidget(self.say_button)
+        row.addWidget(self.status, 1)
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(self.combo)
         col.addLayout(row)
-        col.addWidget(self.status)
         self.combo.currentIndexChanged.connect(self._describe)
         self._describe()
 
