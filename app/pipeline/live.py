@@ -22,6 +22,7 @@ from app.events import AgentState, Decision, Turn
 from app.pipeline.clocks import AudioFollowingClock
 from app.pipeline.events import ComponentStatus, HighlightCitation, PipelineError
 from app.pipeline.pipeline import Pipeline
+from app.pipeline.playback import open_voice
 from app.session.record import SessionRecord
 from app.settings import Settings
 from app.speech.voiceprints import VoiceprintStore
@@ -102,43 +103,6 @@ def speech_worker(
         return None, getattr(exc, "user_message", None) or f"speech models: {exc}"
 
 
-def null_voice(
-    settings: Settings, emit: Callable[[Any], None], clock: Clock, tap: Any
-) -> tuple[Any, str | None]:
-    """The agent's voice into silence at the pace of a loudspeaker, each block stamped
-    on ``clock`` as it is written, so the self-voice reference lines up with the
-    captured audio as it does with a real loudspeaker (or ``(None, reason)``)."""
-    try:
-        from app import voice
-        from app.pipeline.playback import VoicePlayer
-    except ImportError as exc:
-        return None, f"the voice package is not installed ({exc})"
-    from app.clock import RealClock
-
-    class ClockStampedSink(voice.NullSink):
-        def write(self, block: Any) -> float | None:
-            super().write(block)
-            return None  # the player stamps the block with its clock
-
-    def on_error(error: Any) -> None:
-        emit(PipelineError("voice", getattr(error, "user_message", str(error))))
-
-    try:
-        engine = voice.CachingEngine(voice.open_engine(settings.voice))
-    except Exception as exc:
-        return None, getattr(exc, "user_message", None) or f"voice model: {exc}"
-    player = voice.Player(
-        engine,
-        ClockStampedSink(pace=RealClock()),
-        settings.voice,
-        tap=tap,
-        on_receipt=emit,
-        on_error=on_error,
-        clock=clock,
-    )
-    return VoicePlayer(player), None
-
-
 def self_voice_reference() -> Any:
     """What the agent plays, for the speech worker to recognise its own voice in the room."""
     try:
@@ -208,8 +172,8 @@ class LiveMeeting:
         with self._lock:
             if self._stopped or pipeline.voice_sink != "null" or pipeline.player is not None:
                 return
-            pipeline.player, why = null_voice(
-                self.settings, pipeline.feed, self.clock, self.reference
+            pipeline.player, why = open_voice(
+                self.settings, pipeline.feed, self.clock, sink="null", tap=self.reference
             )
             if pipeline.player is None:
                 pipeline.voice_sink = "none"

@@ -161,10 +161,14 @@ class FileSink(MemorySink):
 
 
 class NullSink(MemorySink):
-    """Discards audio (keeps only the count), optionally paced in real time."""
+    """Discards audio (keeps only the count), optionally paced in real time.
+
+    Paced, it stands for a loudspeaker: a block is heard as it is written, so it returns
+    no time and the player stamps the block on its own clock (as the echo reference must
+    see it); unpaced, blocks keep their position in the stream."""
 
     def write(self, block: np.ndarray) -> float | None:
         at = super().write(block)
         with self._lock:
             self.blocks.clear()
-        return at
+        return None if self.pace is not None else at

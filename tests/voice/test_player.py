@@ -156,3 +156,20 @@ def test_sounddevice_sink_plays_on_the_default_device(piper: CachingEngine) -> N
 )
 def test_first_clause_split(sentence: str, expected: list[str]) -> None:
     assert first_pieces(sentence, 3) == expected
+
+
+def test_a_paced_null_sink_is_tapped_on_the_players_clock(piper: CachingEngine) -> None:
+    from app.clock import SimulatedClock
+    from app.voice import NullSink
+
+    clock = SimulatedClock(500.0)  # a meeting clock far from the stream's own zero
+    rec = Record()
+    sink = NullSink(pace=clock)  # each block "plays" for its length on the clock
+    player = Player(piper, sink, tap=rec.tap, on_receipt=rec.receipt, clock=clock)
+    player.play("p1", "It ran for twelve weeks.")
+    assert rec.done.wait(60)
+    starts = [at for _, _, at in rec.tapped]
+    assert starts[0] >= 500.0 and starts == sorted(starts)
+    # the echo reference sees each block when the clock says it was heard
+    assert starts[-1] - starts[0] == pytest.approx(sum(n for n, _, _ in rec.tapped[:-1]) / 22050,
+                                                   abs=0.05)  # fmt: skip
