@@ -8,6 +8,7 @@ from typing import Any
 from app.backbone.utterance import page_text, search_phrase
 from app.document.library import part_of
 from app.events import Citation
+from app.language.values import verbatim
 
 
 def valid_sids(document: Any, sids: Iterable[Any], limit: int | None = None) -> tuple[int, ...]:
@@ -48,5 +49,4 @@ def citations(document: Any, sids: Sequence[int], document_lower: str) -> tuple[
 def holds_value(document: Any, sid: int, value: str) -> bool:
     """Sentence ``sid`` states ``value`` verbatim (case aside)."""
     sentence = document.get(sid)
-    value = value.strip().lower()
-    return bool(value) and sentence is not None and value in sentence.text.lower()
+    return sentence is not None and verbatim(sentence.text, value)

@@ -14,21 +14,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.backbone.numbers import (
+from app.language.numbers import (
     Quantity,
     counted_in_question,
     quantities,
     word_numbers_to_digits,
 )
-from app.backbone.text import (
+from app.language.sentences import sentences
+from app.language.stems import root
+from app.language.talk import (
     asks_about_document,
     contains_question,
-    content_tokens,
     is_question,
     negated,
     reports_failed_recall,
-    sentences,
 )
+from app.language.words import content_tokens
 
 
 @dataclass(frozen=True)
@@ -127,8 +128,7 @@ _QUANTITY_QUESTION = re.compile(
 
 
 def _roots(text: str) -> set[str]:
-    # Five-letter roots let "labelling" meet "labeling" and "succeeds" meet "success".
-    return {t if t[0].isdigit() else t[:5] for t in content_tokens(text)}
+    return {root(t) for t in content_tokens(text)}
 
 
 def attributes_to_document(text: str) -> bool:
@@ -300,7 +300,7 @@ def unsupported_finding(
 
 def _clause_with(text: str, term: str, max_words: int = 24) -> str:
     """The sentence of ``text`` that says ``term``, cut to a claim's length."""
-    parts = sentences(text)
+    parts = sentences(text) or [text]
     sentence = next((s for s in parts if term in s), parts[-1])
     return " ".join(sentence.split()[:max_words]).rstrip(".,;")
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
-from app.backbone.numbers import set_aside
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
+from app.language.numbers import set_aside
+from app.language.sentences import sentences
 from app.settings import UtteranceSettings
-from app.text import split_sentences
 
 # An imperative to the people in the room ("Tell everyone to leave the room.", "You must
 # all sign in."): copied from the document, it is said as the document's words only. Verbs
@@ -107,7 +107,7 @@ class CheckedAnswer:
     def _release(self) -> list[Checked]:
         if self.stopped:
             return []
-        parts = split_sentences(self._text)
+        parts = sentences(self._text)
         complete = parts if self._field.closed else parts[:-1]
         out: list[Checked] = []
         for sentence in complete[self._decided:]:

@@ -8,11 +8,12 @@ from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
 from app.backbone.direct import Checked, check_sentence, instructs_listeners
-from app.backbone.numbers import quantities, repeats
-from app.backbone.text import content_tokens, negated
 from app.backbone.utterance import clean_text
+from app.language.numbers import quantities, repeats
+from app.language.sentences import sentences
+from app.language.talk import negated
+from app.language.words import content_tokens
 from app.settings import UtteranceSettings
-from app.text import split_sentences
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def check(
     if not made.speak:
         return made
     kept: list[Checked] = []
-    for raw in split_sentences(made.text):
+    for raw in sentences(made.text):
         if intent == "not_in_paper":
             checked = _denial(raw, said)
         else:

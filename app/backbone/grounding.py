@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.backbone.text import content_tokens, is_number_token
+from app.language.words import content_tokens, is_number_token
 
 MIN_COVERAGE = 0.5  # share of the answer's content tokens found in its best sentence
 

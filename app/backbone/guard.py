@@ -13,14 +13,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.backbone.text import (
-    contains_question,
-    content_tokens,
-    is_number_token,
-    is_question,
-    reports_failed_recall,
-    sentences,
-)
+from app.language.sentences import sentences
+from app.language.talk import contains_question, is_question, reports_failed_recall
+from app.language.values import value_present
+from app.language.words import content_tokens
 
 _RETRACTION = re.compile(
     r"\b(not|isn'?t|wasn'?t) (from|in) (this|the|that) (paper|document|study|article|one)\b|"
@@ -38,20 +34,6 @@ class GuardResult:
     closes: bool
     reason: str
     line: int = -1  # index (within ``recent``) of the closing utterance
-
-
-def value_present(value: str, text: str, min_share: float) -> bool:
-    """At least ``min_share`` of the value's content tokens are in ``text``; every number
-    of the value must be there exactly."""
-    wanted = content_tokens(value)
-    if not wanted:
-        return False
-    have = set(content_tokens(text))
-    numbers = [t for t in wanted if is_number_token(t)]
-    if any(n.rstrip("%") not in {h.rstrip("%") for h in have} for n in numbers):
-        return False
-    share = sum(t in have for t in wanted) / len(wanted)
-    return share >= min_share
 
 
 def _adds_words(text: str, raising: Sequence[str]) -> bool:
@@ -84,7 +66,7 @@ def check(
         if not value_present(value, text, min_share):
             continue
         # Judge the sentence that carries the value: "Was it X? I think it's Y." asks.
-        carrier = next((s for s in _sentences(text) if value_present(value, s, min_share)),
+        carrier = next((s for s in sentences(text) if value_present(value, s, min_share)),
                        text)
         if is_question(carrier) or reports_failed_recall(text):
             continue
@@ -97,10 +79,6 @@ def check(
 def _leaves_open(text: str) -> bool:
     """A turn that asks or admits not knowing resolves no valueless claim."""
     return contains_question(text) or reports_failed_recall(text)
-
-
-def _sentences(text: str) -> list[str]:
-    return [s for s in sentences(text) if s]
 
 
 def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:

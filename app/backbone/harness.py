@@ -21,19 +21,11 @@ from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size
 from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
-from app.backbone.guard import value_present
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
-from app.backbone.numbers import counted_in_question, quantities, set_aside
 from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.text import (
-    asks_about_document,
-    contains_question,
-    content_tokens,
-    is_number_token,
-)
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble, clean_text, quote_lead
 from app.backbone.verdict import INTENT_OF_STATUS, Verdict
@@ -46,14 +38,17 @@ from app.events import (
     PlaybackReceipt,
     Turn,
 )
+from app.language.numbers import counted_in_question, quantities, set_aside
+from app.language.stems import ROOT_LETTERS
+from app.language.talk import asks_about_document, contains_question, is_backchannel
+from app.language.values import value_present
+from app.language.words import content_tokens, is_number_token
 from app.settings import ContextMode, Settings
-from app.text import is_backchannel
 
 DELIVERED = frozenset({"started", "finished", "stopped"})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
-OFF_DOCUMENT_PREFIX = 5  # letters a turn's word and a document word must share
 
 
 class Screened(StrEnum):
@@ -339,14 +334,14 @@ class Backbone:
         """Fewer of the turn's content words than the setting asks are the document's
         (each compared by its first letters); a turn without content words is not."""
         need = self.settings.ledger.off_document_min_shared
-        said = {w[:OFF_DOCUMENT_PREFIX] for w in content_tokens(text)}
+        said = {w[:ROOT_LETTERS] for w in content_tokens(text)}
         if need <= 0 or not said:
             return False
         return len(said & self._vocabulary_heads) < min(need, len(said))
 
     @functools.cached_property
     def _vocabulary_heads(self) -> frozenset[str]:
-        return frozenset(w[:OFF_DOCUMENT_PREFIX] for w in self.proposer.facts.vocabulary)
+        return frozenset(w[:ROOT_LETTERS] for w in self.proposer.facts.vocabulary)
 
     def _still_open(self, verdict: Verdict, found: Sequence[Proposal]) -> Verdict:
         """A question the monitor already judged a gap stays one while the replies leave

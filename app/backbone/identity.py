@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from app.backbone.text import content_tokens
+from app.language.words import content_tokens
 
 Similarity = Callable[[str, str], float]
 

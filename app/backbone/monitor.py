@@ -8,9 +8,9 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal, question_key, question_point
 from app.backbone.schemas import MAX_SIDS
-from app.backbone.text import asks_about_document
 from app.backbone.utterance import clean_text
 from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
+from app.language.talk import asks_about_document
 
 MAX_CLAIM_CHARS = 120
 

@@ -13,8 +13,8 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
-from app.backbone.text import asks_about_document
 from app.backbone.transcript import Line
+from app.language.talk import asks_about_document
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.backbone.context import Search
-from app.backbone.text import content_tokens
+from app.language.words import content_tokens
 
 
 def default_search(document: Any, embedder: Any | None) -> Search:

@@ -10,9 +10,10 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from app.backbone.text import STOPWORDS, sentences
 from app.document.library import Library, part_of
 from app.events import Citation
+from app.language.sentences import sentences
+from app.language.words import STOPWORDS
 from app.settings import UtteranceStyle
 
 # "as stated in S27 and S32": a pointer to sentence IDs that means nothing aloud.

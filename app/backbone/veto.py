@@ -25,9 +25,10 @@ from app.backbone.detectors import (
     rejected,
     same_matter,
 )
-from app.backbone.guard import value_present
-from app.backbone.numbers import quantities
-from app.backbone.text import content_tokens, is_number_token, sentences
+from app.language.numbers import quantities
+from app.language.sentences import sentences
+from app.language.values import value_present
+from app.language.words import content_tokens, is_number_token
 
 # Intents that tell a speaker they are wrong (a missing fact contradicts nobody).
 CONTRADICTING = frozenset({"correct", "not_in_paper"})

@@ -18,9 +18,10 @@ import bm25s
 import numpy as np
 import platformdirs
 
-from app.document.lexical import name_terms, names, quantities, terms
+from app.document.lexical import name_terms, names, terms
 from app.document.model import DocumentIndex
 from app.embedding import Embedder, get_embedder
+from app.language.numbers import numeric_values
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class Retriever:
         self._vectors = _sentence_vectors(index, texts, self.embedder, cache or cache_dir())
         self._bm25 = bm25s.BM25()
         self._bm25.index([terms(t) or ["\u2205"] for t in texts], show_progress=False)
-        self._quantities = [quantities(t) for t in texts]
+        self._quantities = [numeric_values(t) for t in texts]
         self._words = [name_terms(t) for t in texts]
         df: Counter[str] = Counter(w for words in self._words for w in words)
         n = len(texts)
@@ -74,7 +75,7 @@ class Retriever:
         return fused + self._number_bonus(query) + self._name_bonus(query)
 
     def _number_bonus(self, query: str) -> np.ndarray:
-        wanted = quantities(query)
+        wanted = numeric_values(query)
         bonus = np.zeros(len(self._quantities), dtype=np.float32)
         if wanted:
             for i, found in enumerate(self._quantities):

@@ -35,8 +35,8 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from app.backbone.text import sentences
 from app.backbone.utterance import on_page
+from app.language.sentences import sentences
 
 
 class DefectKind(StrEnum):

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.backbone.text import sentences
 from app.eval.dataset import QAItem
 from app.eval.defects import check_utterance
 from app.eval.replay import BackboneFactory, intervention_fields
 from app.eval.scoring import percentile
-from app.eval.text import contains_value, is_abstention, overlap_coefficient, token_f1
+from app.eval.text import is_abstention, overlap_coefficient, token_f1
 from app.events import AnswerDelta, Intervention, Turn
+from app.language.sentences import sentences
+from app.language.values import contains_value
 
 log = logging.getLogger(__name__)
 

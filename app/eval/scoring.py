@@ -8,22 +8,24 @@ where no model should load.
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.backbone.text import sentences
 from app.backbone.utterance import page_text
 from app.backbone.verdict import NON_ACTIONABLE
 from app.backbone.veto import CONTRADICTING, StatedValueVeto
 from app.eval.dataset import BenchmarkSet, Conversation, DocumentCase, Event
 from app.eval.defects import Defect, check_utterance
 from app.eval.records import DecisionRecord
-from app.eval.text import canonical_tokens, contains_any, is_abstention
-from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
+from app.eval.text import is_abstention
+from app.language.numbers import canonical_tokens
+from app.language.sentences import sentences
+from app.language.talk import is_backchannel
+from app.language.values import contains_any
+from app.settings import FloorSettings, LedgerSettings
 
 Similarity = Callable[[str, str], float]
 DocumentLoader = Callable[[Path], Any]  # document file -> indexed document
@@ -218,16 +220,6 @@ _FUNCTION_WORDS = frozenset(
 
 def _content_words(text: str) -> set[str]:
     return {t for t in canonical_tokens(text) if t not in _FUNCTION_WORDS}
-
-
-def is_backchannel(text: str, max_words: int = FloorSettings().backchannel_max_words) -> bool:
-    """A short turn made only of acknowledgement words ("Mm-hm.", "Yeah, right.")."""
-    words = re.findall(r"[a-z]+", text.lower().replace("\u2019", "'"))
-    if not words or len(words) > max_words:
-        return False
-    return all(
-        w in BACKCHANNEL_WORDS or re.sub(r"(.)\1+", r"\1", w) in BACKCHANNEL_WORDS for w in words
-    )
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -457,7 +449,7 @@ def _ordinary_turns(conversation: Conversation, decided: set[int], s: ScoringSet
     return sum(
         1
         for t in conversation.turns
-        if t.turn in decided and not is_backchannel(t.text, s.backchannel_max_words)
+        if t.turn in decided and not is_backchannel(t.text, max_words=s.backchannel_max_words)
     )
 
 

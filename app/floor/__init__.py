@@ -19,7 +19,7 @@ from app.floor.outputs import (
     Stop,
 )
 from app.floor.permission import Permission, classify, snooze_request
-from app.text import is_backchannel
+from app.language.talk import is_backchannel
 
 __all__ = [
     "CancelGeneration",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from app.events import InputLevel, OverlapTranscript, VadEvent, VadKind
 from app.floor.timing import EPS, reached
+from app.language.talk import is_backchannel
 from app.settings import FloorSettings
-from app.text import is_backchannel
 
 _MAX_FRAME = 0.1  # a longer gap between input levels counts as this much
 

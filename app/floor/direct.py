@@ -26,8 +26,9 @@ from app.events import (
 )
 from app.floor.outputs import CancelGeneration, Command, RequestDirectAnswer
 from app.floor.timing import reached, within
+from app.language.sentences import sentences
+from app.language.words import tokens
 from app.settings import FloorSettings
-from app.text import split_sentences, tokens
 
 
 @dataclass
@@ -225,12 +226,12 @@ class StreamedAnswer:
                             citations=tuple(cites.values()), generation=self.generation)
 
     def sentences(self) -> list[str]:
-        return split_sentences(self.intervention().text)
+        return sentences(self.intervention().text)
 
     def unsaid(self) -> bool:
         return len(self.sentences()) > self.said
 
     def continues(self, final: Intervention) -> bool:
         """The final answer begins with what was already handed to the player."""
-        said = split_sentences(self.intervention().text)[: self.said]
-        return split_sentences(final.text)[: self.said] == said
+        said = sentences(self.intervention().text)[: self.said]
+        return sentences(final.text)[: self.said] == said

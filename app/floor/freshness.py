@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.events import Intervention, Turn
+from app.language.values import states_value
+from app.language.words import lexical_similarity
 from app.settings import FloorSettings
-from app.text import content_tokens, lexical_similarity, numbers
 
 Similarity = Callable[[str, str], float]
 
@@ -24,17 +25,6 @@ Similarity = Callable[[str, str], float]
 class Staleness:
     reason: str  # "stated" or "topic"
     detail: str
-
-
-def states_value(value: str, said: str, min_share: float) -> bool:
-    """True when ``said`` carries ``value``: numbers exact, enough of its content words."""
-    wanted = numbers(value)
-    if wanted and not wanted <= numbers(said):
-        return False
-    words = content_tokens(value) - wanted
-    if not words:
-        return bool(wanted)
-    return len(words & content_tokens(said)) / len(words) >= min_share
 
 
 def topic_text(intervention: Intervention) -> str:

@@ -47,8 +47,9 @@ from app.floor.outputs import (
 )
 from app.floor.permission import Permission, classify, snooze_request
 from app.floor.timing import EPS, reached, within
+from app.language.sentences import sentences
+from app.language.talk import is_backchannel
 from app.settings import FloorMode, FloorSettings, Patience
-from app.text import is_backchannel, split_sentences
 
 _NEVER = float("-inf")
 
@@ -78,7 +79,7 @@ def spoken_text(intervention: Intervention, resume_sentence: int, prefix: str) -
     """The text to say when starting at ``resume_sentence`` (0: the whole intervention)."""
     if resume_sentence == 0:
         return intervention.text
-    rest = " ".join(split_sentences(intervention.text)[resume_sentence:])
+    rest = " ".join(sentences(intervention.text)[resume_sentence:])
     if rest[:1].isupper() and not rest[1:2].isupper() and not rest.startswith("I "):
         rest = rest[0].lower() + rest[1:]
     return f"{prefix} {rest}"
@@ -407,9 +408,9 @@ class FloorFSM:
         """The answer's next sentences, straight after the ones already said (``last``:
         the piece that just ended, its citation still shown)."""
         iv = a.intervention()
-        sentences = a.sentences()
-        start, a.said, a.waiting = a.said, len(sentences), False
-        self._emit(Play(iv, " ".join(sentences[start:]), start))
+        parts = a.sentences()
+        start, a.said, a.waiting = a.said, len(parts), False
+        self._emit(Play(iv, " ".join(parts[start:]), start))
         shown = last.intervention.citations[:1] if last is not None else ()
         if iv.citations[:1] != shown:
             self._emit(ShowCitation(iv.citations[0]))
@@ -569,13 +570,13 @@ class FloorFSM:
         """Replay in full (< 2 s heard), resume at the sentence (2-5 s), else drop the rest."""
         s, heard = self.settings, r.delivered_seconds
         sentence = slot.resume_sentence + r.sentence_index
-        sentences = len(split_sentences(slot.intervention.text))
+        count = len(sentences(slot.intervention.text))
         if slot.recoveries >= s.max_recoveries:
             self._drop(slot, "interrupted", f"interrupted {slot.recoveries + 1} times")
             return
         if heard < s.replay_full_below - EPS:
             again = replace(slot, since=now, recoveries=slot.recoveries + 1)
-        elif within(heard, s.resume_below) and sentence < sentences:
+        elif within(heard, s.resume_below) and sentence < count:
             again = Slot(slot.intervention, now, sentence, slot.recoveries + 1)
         else:
             self._drop(slot, "interrupted", f"{heard:.1f} s heard, the rest dropped")

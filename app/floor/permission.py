@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from app.backbone.numbers import word_numbers_to_digits
-from app.text import tokens
+from app.language.numbers import word_numbers_to_digits
+from app.language.words import tokens
 
 _NAME = r"(?:jarvis|agent)"
 _VERB = r"(?:go on|go ahead|speak|answer|jump in|talk)"

@@ -11,7 +11,7 @@ from app.backbone.detectors import (
     open_question,
     unsupported_finding,
 )
-from app.backbone.numbers import quantities
+from app.language.numbers import quantities
 from tests.conftest import shared_path
 
 
@@ -291,7 +291,7 @@ def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
     ("That was the deduplication step.", False),
 ])
 def test_a_question_about_the_document_is_told_from_one_to_the_room(turn, about):
-    from app.backbone.text import asks_about_document
+    from app.language.talk import asks_about_document
 
     assert asks_about_document(turn) is about
 

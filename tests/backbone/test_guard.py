@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.backbone.guard import check, could_close, value_present
+from app.backbone.guard import check, could_close
+from app.language.values import value_present
 
 SHARE = 0.6
 RAISED = ["Yeah, and averaging twelve of those models buys them roughly another point on top."]

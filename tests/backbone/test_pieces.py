@@ -13,14 +13,14 @@ from app.backbone import schemas
 from app.backbone.citations import citations, keyword, valid_sids
 from app.backbone.context import EvidenceFinder, choose_mode, model_size_b
 from app.backbone.direct import TextFieldStream
-from app.backbone.numbers import quantities
 from app.backbone.retrieval import lexical_search
 from app.backbone.transcript import Transcript
 from app.backbone.utterance import assemble, clean_text, limit_words
 from app.document import DocumentIndex, Sentence
 from app.events import Citation
+from app.language.numbers import quantities
+from app.language.talk import is_backchannel
 from app.settings import ContextMode, LLMSettings, UtteranceStyle
-from app.text import is_backchannel
 
 
 @pytest.mark.parametrize("text,value,percent", [
@@ -208,6 +208,6 @@ def test_generate_task_gives_the_pattern_for_the_intent(intent, hint, sid, expec
     ("Nothingness is a word, notably.", False),
 ])
 def test_negated(text, expected):
-    from app.backbone.text import negated
+    from app.language.talk import negated
 
     assert negated(text) is expected

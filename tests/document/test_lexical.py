@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.document.lexical import names, quantities, stem, terms
+from app.document.lexical import names, terms
+from app.language.numbers import numeric_values as quantities
+from app.language.stems import suffix_stem as stem
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,11 @@ import pytest
 
 from app.events import Intervention, InterventionKind, Turn
 from app.floor import Freshness, Permission, classify, is_backchannel
-from app.floor.freshness import states_value
 from app.floor.fsm import spoken_text
-from app.text import numbers, split_sentences, tokens
+from app.language.numbers import written_numbers as numbers
+from app.language.sentences import sentences as split_sentences
+from app.language.values import states_value
+from app.language.words import tokens
 
 
 @pytest.mark.parametrize(
