@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -179,18 +179,21 @@ class LiveMeeting:
                 pipeline.voice_sink = "none"
                 log.warning("no voice: %s", why)
 
-    def prepare(self, pdf: Path | None, llm_spec: str | None = None) -> bool:
-        """Index the document and load the voice and the agent (slow; off the GUI
-        thread). False, with ``agent_problem`` set, when the agent cannot run."""
+    def prepare(
+        self, pdf: Path | None, llm_spec: str | None = None, more: Sequence[Path] = ()
+    ) -> bool:
+        """Index the document (and ``more`` of the meeting's documents), then load the
+        voice and the agent, so the model reads them all once (slow; off the GUI thread).
+        False, with ``agent_problem`` set, when the agent cannot run."""
         with self._lock:
             if self._stopped:
                 self.agent_problem = "the meeting has ended"
                 return False
             self.prepare_voice()
-            self._start_agent(pdf, llm_spec)
+            self._start_agent(pdf, llm_spec, more)
         return self.agent_problem is None
 
-    def _start_agent(self, pdf: Path | None, llm_spec: str | None) -> None:
+    def _start_agent(self, pdf: Path | None, llm_spec: str | None, more: Sequence[Path]) -> None:
         errors: list[str] = []
 
         def on_error(event: Any) -> None:
@@ -202,6 +205,8 @@ class LiveMeeting:
             if pdf is None:
                 self.agent_problem = "no document is open"
             elif self.pipeline.open_document(Path(pdf)):
+                for path in more:  # one it cannot read is said and left out
+                    self.pipeline.add_document(Path(path))
                 self.pipeline.start_agent(llm_spec)
             status = self.pipeline.status.get("backbone")
             if self.agent_problem is None and (status is None or not status.available):

@@ -100,17 +100,15 @@ def _run_headless(
         voiceprints=VoiceprintStore.default(),
     )
     meeting.pipeline.hub.subscribe(print_event)
-    meeting.record.append("session_started", document=str(pdfs[0]), audio=str(audio or "mic"))
+    meeting.record.append(
+        "session_started", document=str(pdfs[0]), documents=[str(p) for p in pdfs],
+        audio=str(audio or "mic"),
+    )  # fmt: skip
     print(f"Session record: {meeting.record.path}", flush=True)
     spec = llm or getattr(prefs, "llm_model", "") or None
 
     def prepare() -> bool:
-        """The agent on the first document; the others join it as a dropped one would."""
-        if not meeting.prepare(pdfs[0], spec):
-            return False
-        for pdf in pdfs[1:]:
-            meeting.pipeline.add_document(pdf)  # one it cannot read is said and left out
-        return True
+        return meeting.prepare(pdfs[0], spec, more=pdfs[1:])
 
     outcome = run_headless(meeting, prepare, meeting.start_audio, timeout=timeout)
     if outcome is Outcome.AGENT_FAILED:

@@ -98,3 +98,24 @@ def test_a_document_of_the_run_the_agent_cannot_read_leaves_the_list(window, qtb
     qtbot.waitUntil(lambda: window.documents.paths() == [budget], timeout=20000)
     assert [d.path for d in pipeline.documents] == [budget]
     assert "empty.pdf" in window.messages.label.text()
+
+
+def test_a_headless_meeting_indexes_every_document_before_the_agent(tmp_path):
+    from app.pipeline.live import LiveMeeting
+    from app.session.record import SessionRecord
+
+    budget = titled_pdf(tmp_path / "budget.pdf", BUDGET, "City budget")
+    roofs = titled_pdf(tmp_path / "roofs.pdf", ROOFS, "Roof survey")
+    empty = blank(tmp_path / "empty.pdf")
+    meeting = LiveMeeting(record=SessionRecord(tmp_path / "s.jsonl"), voice_sink="none")
+    events: list = []
+    meeting.pipeline.hub.subscribe(events.append)
+    try:
+        assert not meeting.prepare(budget, NO_MODEL, more=[empty, roofs])
+        assert [d.path for d in meeting.pipeline.documents] == [budget, roofs]
+        loaded = [e.path for e in events if isinstance(e, DocumentLoaded)]
+        assert loaded == [str(budget), str(roofs)]
+        # the agent was asked for once, after every document: its failure is the model's
+        assert meeting.agent_problem is not None and "model.gguf" in meeting.agent_problem
+    finally:
+        meeting.stop()
