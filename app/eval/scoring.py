@@ -8,6 +8,7 @@ where no model should load.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +24,8 @@ from app.eval.records import DecisionRecord
 from app.eval.text import is_abstention
 from app.language.numbers import canonical_tokens
 from app.language.sentences import sentences
-from app.language.talk import is_backchannel
 from app.language.values import contains_any
-from app.settings import FloorSettings, LedgerSettings
+from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
 
 Similarity = Callable[[str, str], float]
 DocumentLoader = Callable[[Path], Any]  # document file -> indexed document
@@ -220,6 +220,20 @@ _FUNCTION_WORDS = frozenset(
 
 def _content_words(text: str) -> set[str]:
     return {t for t in canonical_tokens(text) if t not in _FUNCTION_WORDS}
+
+
+def is_backchannel(text: str, max_words: int = FloorSettings().backchannel_max_words) -> bool:
+    """A short turn made only of acknowledgement words ("Mm-hm.", "Yeah, right."), digits
+    aside. The scorer's own count of ordinary turns, and the broad set's generator picks
+    its talk with it: it differs from the product's ``app.language.talk.is_backchannel``
+    only on turns with digits ("Wow 53"), and stays so that scores and the shipped sample
+    stay comparable."""
+    words = re.findall(r"[a-z]+", text.lower().replace("\u2019", "'"))
+    if not words or len(words) > max_words:
+        return False
+    return all(
+        w in BACKCHANNEL_WORDS or re.sub(r"(.)\1+", r"\1", w) in BACKCHANNEL_WORDS for w in words
+    )
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -449,7 +463,7 @@ def _ordinary_turns(conversation: Conversation, decided: set[int], s: ScoringSet
     return sum(
         1
         for t in conversation.turns
-        if t.turn in decided and not is_backchannel(t.text, max_words=s.backchannel_max_words)
+        if t.turn in decided and not is_backchannel(t.text, s.backchannel_max_words)
     )
 
 
