@@ -114,6 +114,26 @@ class NameOffered:
     text: str  # what was said
 
 
+class RecordingState(StrEnum):
+    """Where the kept meeting audio stands."""
+
+    RECORDING = "recording"  # the file is open and grows with every frame heard
+    STOPPED = "stopped"  # closed when listening ended: the file is complete
+    FAILED = "failed"  # writing failed (disk full, ...): the file holds what came before
+
+
+@dataclass(frozen=True)
+class MeetingAudio:
+    """The meeting's microphone audio kept on disk (opt-in: SpeechSettings
+    .keep_meeting_audio); the window shows a "recording audio" indicator while its
+    state is RECORDING, and ``jarvis retranscribe`` finds the file in the record."""
+
+    path: str  # the WAV file, 16 kHz mono 16-bit; sample n is audio time n / 16000 s
+    state: RecordingState
+    time: float = 0.0  # audio time of the change, in seconds
+    message: str = ""  # why writing failed (FAILED only)
+
+
 # --- backbone ---------------------------------------------------------------------------
 
 

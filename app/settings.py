@@ -217,6 +217,11 @@ class SpeechSettings:
     # 0.55), 3 of 4 speakers renamed in a clip's first half are named in its second half
     # (4 of 4 at 0.5), and no enrolled speaker is given another enrolled speaker's name.
     voiceprint_match_cosine: float = 0.6
+    # Opt-in: keep the meeting's microphone audio (what the turns were heard from, the
+    # agent's echo cancelled) as a 16 kHz mono WAV in <data dir>/recordings, written as it
+    # is heard, so `jarvis retranscribe` can redo the transcript after the meeting. The
+    # file's path is in the session record (a meeting_audio entry). Off: nothing is kept.
+    keep_meeting_audio: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Every intervention's fate is recorded: decided, held, handed to the voice, heard (in full
 or in part) or dropped with the floor's reason, so an export after a crash can say what
 was still pending (``app.session.delivery``). Every setting changed on the running agent
-and every snooze is kept too, so the record says why the agent spoke when it did.
+and every snooze is kept too, so the record says why the agent spoke when it did, and
+kept meeting audio by its path (``meeting_audio`` entries, for ``jarvis retranscribe``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from app.events import (
     AgentState,
     Decision,
     Intervention,
+    MeetingAudio,
     PlaybackReceipt,
     SettingsChanged,
     SpeakerRenamed,
@@ -52,7 +54,7 @@ class SessionHooks:
 
     def _keep(self, event: Any) -> None:
         if isinstance(event, (Turn, Decision, SpeakerRenamed, WakeEvent, SettingsChanged,
-                              SnoozeChanged)):
+                              SnoozeChanged, MeetingAudio)):
             self.record.record(event)
             if isinstance(event, Decision) and event.intervention is not None:
                 self._interventions[event.intervention.id] = event.intervention

@@ -8,6 +8,8 @@ one with hysteresis otherwise), the wake-word model, and the turn tracker. A tur
 decoded for partials while it grows, speculatively once its silence begins, and
 committed (words, speaker, wake binding) when the silence reaches the turn-end
 threshold. Failures of a stage or of the device become events; the thread keeps running.
+With ``keep_meeting_audio`` on, every frame the turns are heard from is kept in a WAV file
+(app.speech.recording) and its path announced as a MeetingAudio event.
 """
 
 from __future__ import annotations
@@ -16,12 +18,22 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from app.clock import Clock, RealClock
-from app.events import NameSource, PartialTranscript, SpeakerRenamed, Turn, WakeEvent
+from app.events import (
+    MeetingAudio,
+    NameSource,
+    PartialTranscript,
+    RecordingState,
+    SpeakerRenamed,
+    Turn,
+    WakeEvent,
+)
 from app.settings import SpeechSettings
 from app.speech.asr import LocalAgreement, Word, join_words
 from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
@@ -30,6 +42,7 @@ from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
 from app.speech.overlap import OverlapListener, transcriber_text
+from app.speech.recording import MeetingAudioWriter, recording_path
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
 from app.speech.vad import SileroVad, VadSegmenter, rms
 from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector, mentions_only, text_wake
@@ -94,6 +107,7 @@ class SpeechWorker:
         clock: Clock | None = None,
         tuning: SpeechTuning | None = None,
         clock_origin: float | None = None,
+        audio_path: Path | None = None,
     ) -> None:
         from app.speech.asr import WhisperTranscriber
 
@@ -128,6 +142,9 @@ class SpeechWorker:
         self._started_wall: float | None = None
         self._frame_carry = np.zeros(0, np.float32)
         self._carry_sample = 0
+        # Where the meeting audio goes when kept (default: a new file in the data folder).
+        self.audio_path = audio_path
+        self._kept: MeetingAudioWriter | None = None
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
 
     # --- wiring -------------------------------------------------------------------------
@@ -170,6 +187,7 @@ class SpeechWorker:
         """Read until the source is exhausted or ``stop`` is called."""
         if not self._start_source():
             return
+        self._open_kept_audio()
         while not self._stop.is_set():
             try:
                 block = self.source.read(self.tuning.read_timeout)
@@ -189,6 +207,7 @@ class SpeechWorker:
                 self._emit(SpeechError("frame", str(exc), block.time))
             self.stats["busy_seconds"] += self.clock.now() - busy
         self._steps(self.tracker.flush())
+        self._close_kept_audio()
         self._emit(DeviceStatus("stopped", "", self.segmenter.time))
 
     def _start_source(self) -> bool:
@@ -208,6 +227,47 @@ class SpeechWorker:
         self._emit(DeviceStatus("lost", exc.user_message, self.segmenter.time))
         self._stop.wait(self.tuning.device_retry)
         self._start_source()
+
+    # --- kept meeting audio --------------------------------------------------------------
+
+    def _open_kept_audio(self) -> None:
+        if not self.settings.keep_meeting_audio or self._kept is not None:
+            return
+        path = self.audio_path or recording_path(datetime.now())
+        try:
+            self._kept = MeetingAudioWriter(path, RATE)
+        except OSError as exc:
+            self._kept_audio_failed(Path(path), exc)
+            return
+        self._emit(MeetingAudio(str(path), RecordingState.RECORDING, self.segmenter.time))
+
+    def _keep_audio(self, frame: np.ndarray, sample: int) -> None:
+        kept = self._kept
+        if kept is None:
+            return
+        try:
+            kept.write(frame, sample)
+        except OSError as exc:  # a full disk costs the recording, never the meeting
+            self._kept = None
+            self._kept_audio_failed(kept.path, exc)
+
+    def _kept_audio_failed(self, path: Path, exc: OSError) -> None:
+        message = f"The meeting audio could not be written to {path}: {exc}"
+        log.error("%s", message)
+        now = self.segmenter.time
+        self._emit(SpeechError("recording", message, now))
+        self._emit(MeetingAudio(str(path), RecordingState.FAILED, now, message))
+
+    def _close_kept_audio(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return
+        try:
+            kept.close()
+        except OSError as exc:
+            self._kept_audio_failed(kept.path, exc)
+            return
+        self._emit(MeetingAudio(str(kept.path), RecordingState.STOPPED, self.segmenter.time))
 
     # --- per frame ----------------------------------------------------------------------
 
@@ -248,6 +308,7 @@ class SpeechWorker:
                 # plays, voicing comes from the double-talk detector instead.
                 near = self._near_end(raw, ref, dur)
                 heard = self._near_end.detector.residual
+        self._keep_audio(frame, sample)
         prob = self.vad(frame)
         if near is not None:
             prob = near
