@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "app.eval.commands",
     "app.session.commands",
     "app.summary.commands",
+    "app.retranscribe.commands",
     "app.ui.commands",
     "app.doctor",
 )

