@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.session.delivery import InterventionFate, intervention_fates, intervention_id
-from app.session.export import record_notes
+from app.session.export import record_notes, speaker_names
 from app.session.record import RecordContents, read_record_contents
 from app.text import is_backchannel
 
@@ -79,8 +79,7 @@ def meeting_from_contents(contents: RecordContents) -> Meeting:
 
 def spoken_turns(entries: Sequence[dict[str, Any]]) -> list[SpokenTurn]:
     """The ``turn`` entries in order; a turn without a number gets the next one."""
-    names = {str(e.get("speaker", "")): str(e.get("name", "")) for e in entries
-             if e.get("kind") == "speaker_renamed" and e.get("name")}  # fmt: skip
+    names = speaker_names(entries)
     turns: list[SpokenTurn] = []
     following = 0
     for entry in entries:
