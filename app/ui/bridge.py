@@ -16,6 +16,7 @@ from app.events import (
     AnswerDelta,
     Decision,
     InputLevel,
+    MeetingAudio,
     NameOffered,
     PartialTranscript,
     PlaybackReceipt,
@@ -66,6 +67,7 @@ class Bridge(QObject):
     inputStatus = Signal(object)
     settingsChanged = Signal(object)
     snooze = Signal(object)  # SnoozeChanged
+    meetingAudio = Signal(object)  # MeetingAudio: the kept recording started / ended
     _event = Signal(object)
 
     _ROUTES: tuple[tuple[type, str], ...] = (
@@ -90,6 +92,7 @@ class Bridge(QObject):
         (InputStatus, "inputStatus"),
         (SettingsChanged, "settingsChanged"),
         (SnoozeChanged, "snooze"),
+        (MeetingAudio, "meetingAudio"),
     )
 
     def __init__(self, hub: EventHub, parent: QObject | None = None) -> None:

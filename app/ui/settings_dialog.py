@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -109,6 +110,13 @@ class SettingsDialog(QDialog):
         self.gap.setSuffix(" min")
         self.gap.setSpecialValueText("No limit")
         self.gap.setValue(prefs.proactive_gap_minutes)
+        self.keep_audio = QCheckBox("Keep the meeting audio on this computer")
+        self.keep_audio.setChecked(prefs.keep_meeting_audio)
+        self.keep_audio.setToolTip(
+            "The microphone audio is saved in Jarvis's data folder (recordings), so "
+            "`jarvis retranscribe` can redo the transcript after the meeting. "
+            "The window shows when it is recording."
+        )
         for label, widget in (
             ("Microphone", self.input),
             ("Loudspeaker", self.output),
@@ -120,6 +128,7 @@ class SettingsDialog(QDialog):
             ("Citation in speech", self.utterance_style),
             ("Patience", self.patience),
             ("At most one remark every", self.gap),
+            ("Meeting audio", self.keep_audio),
         ):
             form.addRow(label, widget)
         self.voices: VoicesSection | None = None  # the remembered voices, when kept
@@ -161,4 +170,5 @@ class SettingsDialog(QDialog):
             utterance_style=self.utterance_style.currentText(),
             patience=self.patience.currentText(),
             proactive_gap_minutes=self.gap.value(),
+            keep_meeting_audio=self.keep_audio.isChecked(),
         )

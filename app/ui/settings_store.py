@@ -28,6 +28,7 @@ class Preferences:
     utterance_style: str = UtteranceStyle.FULL.value
     patience: str = Patience.DEFAULT.value
     mode: str = FloorMode.SPEAK.value
+    keep_meeting_audio: bool = False  # keep the microphone audio for `jarvis retranscribe`
     recent_files: list[str] = field(default_factory=list)
 
     def apply(self, settings: Settings) -> Settings:
@@ -38,6 +39,7 @@ class Preferences:
                 settings.speech,
                 wake_threshold=1.0 - self.wake_sensitivity,
                 asr_model=self.asr_model,
+                keep_meeting_audio=self.keep_meeting_audio,
             ),
             voice=replace(
                 settings.voice, engine=self.voice_engine, voice=self.voice, speed=self.speed
@@ -70,7 +72,9 @@ class Preferences:
 
 
 # Preferences read when the agent starts: a change waits for the next start.
-AT_START = ("wake_sensitivity", "llm_model", "asr_model", "utterance_style")
+AT_START = (
+    "wake_sensitivity", "llm_model", "asr_model", "utterance_style", "keep_meeting_audio",
+)  # fmt: skip
 
 
 def live_changes(old: Preferences, new: Preferences) -> list[tuple[Setting, SettingValue]]:
@@ -93,7 +97,9 @@ def load_preferences(organization: str = "jarvis-room", application: str = "Jarv
     prefs = Preferences()
     for name, default in vars(Preferences()).items():
         value: Any = qs.value(name, default)
-        if isinstance(default, float):
+        if isinstance(default, bool):  # the settings file gives "true" / "false" back
+            value = value if isinstance(value, bool) else str(value).lower() in ("true", "1")
+        elif isinstance(default, float):
             try:
                 value = float(value)
             except (TypeError, ValueError):

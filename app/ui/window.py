@@ -35,7 +35,9 @@ from app.events import (
     Citation,
     Decision,
     InputLevel,
+    MeetingAudio,
     NameSource,
+    RecordingState,
     Setting,
     SettingsChanged,
     Turn,
@@ -217,6 +219,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
+        self.recording = QLabel("\u25cf Recording the meeting audio")
+        self.recording.setStyleSheet("color:#cf222e;")
+        self.recording.hide()  # shown while the kept meeting audio grows
+        self.statusBar().addPermanentWidget(self.recording)
         self._glyph_timer = QTimer(self)
         self._glyph_timer.setSingleShot(True)
         self._glyph_timer.setInterval(int(self.pipeline.settings.floor.glyph_debounce * 1000))
@@ -320,6 +326,7 @@ class MainWindow(QMainWindow):
         b.level.connect(self._on_level)
         b.snooze.connect(self._on_snooze)
         b.settingsChanged.connect(self._on_setting)
+        b.meetingAudio.connect(self._on_meeting_audio)
         self.hand.clicked.connect(self._on_hand)
         self.mode.currentIndexChanged.connect(self._on_mode)
         self.patience.currentIndexChanged.connect(self._on_patience)
@@ -701,6 +708,13 @@ class MainWindow(QMainWindow):
         else:
             text = f"Listening: {name}"
         self.input_label.setText(text)
+
+    def _on_meeting_audio(self, event: MeetingAudio) -> None:
+        self.recording.setVisible(event.state == RecordingState.RECORDING)
+        self.recording.setToolTip(event.path)
+        if event.state == RecordingState.FAILED:
+            self.show_error(f"The meeting audio is no longer kept: {event.message}. "
+                            f"{event.path} holds what came before.")  # fmt: skip
 
     def _on_level(self, level: InputLevel) -> None:
         self.meter.setValue(meter_percent(level.rms))
