@@ -14,20 +14,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.language.numbers import (
-    Quantity,
-    counted_in_question,
-    quantities,
-    word_numbers_to_digits,
-)
+from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
 from app.language.stems import root
 from app.language.talk import (
+    Talk,
     asks_about_document,
     contains_question,
+    counted_in_question,
+    find,
     is_question,
     negated,
+    rejected,
     reports_failed_recall,
+    says,
 )
 from app.language.words import content_tokens
 
@@ -100,12 +100,6 @@ class DocumentFacts:
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
 NAME_SHARED_WORDS = 3
 
-_ATTRIBUTION = re.compile(
-    r"\b(they|the authors|the paper|this paper|the study|this study|in this (paper|study))"
-    r"\b.{0,40}\b(ran|run|found|find|show|showed|shows|report|reported|reports|did|do|"
-    r"also|measured|got|achieved|say|says|said|claim|claimed|demonstrate|demonstrated)\b",
-    re.IGNORECASE,
-)
 _NAME = re.compile(r"(?<![\w'])([A-Z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*)")
 _COMMON_CAPS = frozenset(
     "i i'm i'd i've i'll okay ok so yeah yes no right and but oh um uh well then the a an "
@@ -113,18 +107,10 @@ _COMMON_CAPS = frozenset(
     "actually anyway also is are was were do does did not monday tuesday wednesday thursday "
     "friday saturday sunday table figure section page".split()
 )
-_DATE_QUESTION = re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bthe date\b",
-                            re.IGNORECASE)
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                    r"dec)[a-z]*\b", re.IGNORECASE)
-_WHICH_QUESTION = re.compile(r"\bwhich ([a-z][a-z-]+)", re.IGNORECASE)
 # "a, b and c", "a, b, or c": items of at most three words
 _LIST = re.compile(r"\w, [\w-]+(?: [\w-]+){0,2},? (?:and|or) \w")
-_QUANTITY_QUESTION = re.compile(
-    r"\bhow (many|much|long|big|large|often|fast)\b|\bwhat (number|size|percentage|share|"
-    r"fraction|proportion)\b|\b(length|size|count|number|amount|duration)\b",
-    re.IGNORECASE,
-)
 
 
 def _roots(text: str) -> set[str]:
@@ -133,7 +119,7 @@ def _roots(text: str) -> set[str]:
 
 def attributes_to_document(text: str) -> bool:
     """"They found ...", "the paper says ...": a claim about the document's content."""
-    return _ATTRIBUTION.search(text) is not None
+    return says(Talk.ATTRIBUTION, text)
 
 
 def _shared(a: str, b: str) -> set[str]:
@@ -153,11 +139,6 @@ def same_matter(utterance: str, sentence: str, besides: str = "") -> bool:
 def named_terms(text: str) -> list[str]:
     """The tools, datasets, places and other names a speaker states."""
     return _names(text)
-
-
-def rejected(text: str, raw: str) -> bool:
-    """The speaker names the value only to reject it ("not twelve", "not Tika")."""
-    return _negated(text, raw)
 
 
 def _names(text: str) -> list[str]:
@@ -202,20 +183,13 @@ def _shaped(term: str) -> bool:
     return any(c.isupper() or c.isdigit() for c in term[1:])
 
 
-def _negated(text: str, raw: str) -> bool:
-    """The speaker names the value only to reject it ("not twelve", "not 486")."""
-    normal = word_numbers_to_digits(text.lower())
-    return re.search(rf"\b(not|no|isn'?t|wasn'?t)\s+(about\s+)?{re.escape(raw.lower())}",
-                     normal) is not None
-
-
 def number_mismatch(
     utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
 ) -> list[Proposal]:
     """A quantity the document contradicts for the same counted thing."""
     out: list[Proposal] = []
     for q in quantities(utterance):
-        if facts.supports_quantity(q, utterance) or _negated(utterance, q.raw):
+        if facts.supports_quantity(q, utterance) or rejected(utterance, q.raw):
             continue  # the document states this value somewhere: a correct restatement
         for sentence in candidates:
             shared = {t for t in _shared(utterance, sentence.text) if not t[0].isdigit()}
@@ -277,7 +251,7 @@ def unsupported_finding(
     utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
 ) -> list[Proposal]:
     """A specific result attributed to the paper that the document nowhere states."""
-    if not _ATTRIBUTION.search(utterance) or is_question(utterance):
+    if not says(Talk.ATTRIBUTION, utterance) or is_question(utterance):
         return []
     missing_numbers = [q for q in quantities(utterance) if not q.year and
                        not facts.supports_quantity(q, utterance)]
@@ -332,16 +306,10 @@ def open_question(
 def _leaves_open(reply: str, asked: str) -> bool:
     """The reply does not answer: the speaker says they don't know, or it adds almost
     nothing and asks nothing new."""
-    if reports_failed_recall(reply) or _MOVES_ON.search(reply.replace("\u2019", "'")):
+    if reports_failed_recall(reply) or says(Talk.MOVING_ON, reply):
         return True
     new_words = set(content_tokens(reply)) - set(content_tokens(asked))
     return not contains_question(reply) and len(new_words) <= 2
-
-
-_MOVES_ON = re.compile(
-    r"\b(never ?mind|mov(e|ing) on|keep going|look it up later|not get hung up|"
-    r"whatever|let'?s skip|skip it|doesn'?t matter)\b", re.IGNORECASE,
-)
 
 
 def _pending_question(previous: Sequence[str]) -> str:
@@ -359,8 +327,8 @@ def _answer_sentence(
     """The first retrieved sentence about the question (for "how many" questions, one
     that states a quantity of the thing asked about)."""
     qwords = set(content_tokens(asked))
-    wants_quantity = _QUANTITY_QUESTION.search(asked) is not None
-    wants_date = _DATE_QUESTION.search(asked) is not None
+    wants_quantity = says(Talk.ASKS_QUANTITY, asked)
+    wants_date = says(Talk.ASKS_DATE, asked)
     if negated(" ".join(q for q in sentences(asked) if q.endswith("?"))):
         # "Which domains doesn't it cover?" is answered by what it lacks, not what it covers.
         pool = [s for s in pool if negated(s.text)]
@@ -387,7 +355,7 @@ def _list_answer(asked: str, pool: Sequence[SentenceLike]) -> SentenceLike | Non
     """For "which X" questions, the first sentence that lists several things and names X
     or shares the question's words ("which antivirals?" - "The main antivirals used were
     ribavirin, lopinavir and ritonavir")."""
-    m = _WHICH_QUESTION.search(asked)
+    m = find(Talk.ASKS_WHICH, asked)
     if m is None:
         return None
     thing = _roots(m.group(1))
@@ -420,7 +388,7 @@ def _answers(utterance: str, asked: str, sentence: str, failed: bool) -> bool:
     """The reply carries the sentence's answer: the value a quantity question asks for,
     or (unless the speaker says they don't know) its words the question lacked."""
     said = quantities(utterance)
-    asks_quantity = _QUANTITY_QUESTION.search(asked) is not None
+    asks_quantity = says(Talk.ASKS_QUANTITY, asked)
     if (asks_quantity or not failed) and any(
         q.same_value(d) for q in said for d in quantities(sentence) if not d.year
     ):
@@ -435,12 +403,12 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
     for p in previous:
         if p.detector == "number":
             said = quantities(p.said)
-            adopted = any(q.same_value(s) and not _negated(utterance, q.raw)
+            adopted = any(q.same_value(s) and not rejected(utterance, q.raw)
                           for q in quantities(utterance) for s in said)
         elif p.detector == "name":
             adopted = re.search(rf"\b{re.escape(p.said)}\b", utterance, re.IGNORECASE) is not None
         elif p.detector == "unsupported":
-            adopted = not is_question(utterance) and not _RETRACTS.search(utterance)
+            adopted = not is_question(utterance) and not _backs_off(utterance)
         else:
             adopted = False
         if adopted:
@@ -449,8 +417,9 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
     return out
 
 
-_RETRACTS = re.compile(r"\b(not (from|in) (this|the)|other paper|different paper|mixing|"
-                       r"confus|don'?t think (so|that)|no,|wait|actually)\b", re.IGNORECASE)
+def _backs_off(text: str) -> bool:
+    """The turn takes the point back or pauses on it ("wait", "that was another paper")."""
+    return says(Talk.RETRACTION, text) or says(Talk.BACKING_OFF, text)
 
 
 def detect(

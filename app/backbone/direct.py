@@ -12,23 +12,10 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
-from app.language.numbers import set_aside
 from app.language.sentences import sentences
+from app.language.talk import instructs_listeners, set_aside
 from app.settings import UtteranceSettings
 
-# An imperative to the people in the room ("Tell everyone to leave the room.", "You must
-# all sign in."): copied from the document, it is said as the document's words only. Verbs
-# that often open a statement as nouns ("Stop words", "Contact tracing") are left out, and
-# a hyphen makes a noun ("Follow-up lasted a year").
-_INSTRUCTION = re.compile(
-    r"^\W*(?:(?:so|now|then|first|also|and|just|kindly),?\s+)*(?:please\b|let's\b|"
-    r"(?:tell|ask|let|make sure|ensure|leave|go|evacuate|stay|wait|come|bring|take|send|"
-    r"remember|do|don't|do not|never|always|be|follow|keep|ignore|forget|avoid|give|put|"
-    r"sit|stand|submit)(?![-\w])|"
-    r"(?:you|everyone|everybody|all of you|each of you)\s+(?:all\s+)?"
-    r"(?:must|should|shall|need to|needs to|have to|has to|are to|ought to)\b)",
-    re.IGNORECASE,
-)
 _QUOTE_SIDS = re.compile(r'"quote_sids"\s*:\s*\[([^\]]*)\]')
 _ACTION = re.compile(r'"action"\s*:\s*"(\w+)"')
 
@@ -46,10 +33,6 @@ class Checked:
 
     text: str
     sids: tuple[int, ...]
-
-
-def instructs_listeners(sentence: str) -> bool:
-    return _INSTRUCTION.match(sentence.replace("\u2019", "'")) is not None
 
 
 class CheckedAnswer:
@@ -164,6 +147,7 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
                          question=question)
     if not sids:
         return None
+    # An instruction to the room copied from the document is said as its words only.
     if instructs_listeners(sentence):
         return quoted(document, sids[:1])  # the document's words, never the agent's own
     return Checked(sentence, sids)

@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
-from app.backbone.direct import Checked, check_sentence, instructs_listeners
+from app.backbone.direct import Checked, check_sentence
 from app.backbone.utterance import clean_text
 from app.language.numbers import quantities, repeats
 from app.language.sentences import sentences
-from app.language.talk import negated
+from app.language.talk import instructs_listeners, negated
 from app.language.words import content_tokens
 from app.settings import UtteranceSettings
 

@@ -9,24 +9,13 @@ other valueless claim keeps the model's verdict.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.language.sentences import sentences
-from app.language.talk import contains_question, is_question, reports_failed_recall
+from app.language.talk import Talk, contains_question, is_question, reports_failed_recall, says
 from app.language.values import value_present
 from app.language.words import content_tokens
-
-_RETRACTION = re.compile(
-    r"\b(not|isn'?t|wasn'?t) (from|in) (this|the|that) (paper|document|study|article|one)\b|"
-    r"\b(different|other|another) (paper|document|study|article)\b|"
-    r"\b(mixing|mixed|confusing|confused) (it |that |them )?up\b|"
-    r"\b(they|it|the paper|this paper) (doesn'?t|don'?t|didn'?t|never) "
-    r"(actually )?(say|report|mention|claim|do|run|have)\b|"
-    r"\bscratch that\b|\bi take (it|that) back\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -54,7 +43,7 @@ def check(
     if status == "not_in_paper":
         for i in range(len(recent) - 1, -1, -1):
             text = recent[i]
-            if _RETRACTION.search(text.replace("\u2019", "'")) and not is_question(text):
+            if says(Talk.RETRACTION, text) and not is_question(text):
                 return GuardResult(True, "retraction", i)
         return GuardResult(False, "guard: no retraction in the last turns")
     if not value.strip():
@@ -84,7 +73,7 @@ def _leaves_open(text: str) -> bool:
 def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:
     """Cheap precheck: is a model call able to close the claim at all this turn?"""
     if status == "not_in_paper":
-        return any(_RETRACTION.search(t.replace("\u2019", "'")) for t in recent)
+        return any(says(Talk.RETRACTION, t) for t in recent)
     if not value.strip():
         return not (recent and _leaves_open(recent[-1]))
     return any(value_present(value, t, min_share) for t in recent)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -38,9 +37,16 @@ from app.events import (
     PlaybackReceipt,
     Turn,
 )
-from app.language.numbers import counted_in_question, quantities, set_aside
+from app.language.numbers import quantities
 from app.language.stems import ROOT_LETTERS
-from app.language.talk import asks_about_document, contains_question, is_backchannel
+from app.language.talk import (
+    asks_about_document,
+    contains_question,
+    counted_in_question,
+    is_backchannel,
+    set_aside,
+    without_address,
+)
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 from app.settings import ContextMode, Settings
@@ -286,7 +292,7 @@ class Backbone:
         right?") is not told the document does not cover it: that would contradict a
         correct speaker. The sentences stating it are said as the document's words (the
         veto's check: every value and term of the question, about the same matter)."""
-        stated = self.veto.stated([_unaddressed(question)])
+        stated = self.veto.stated([without_address(question)])
         limit = self.settings.utterance.max_sentences_direct
         sids = list(dict.fromkeys(s.sid for s in stated))[:limit]
         if not sids:
@@ -604,14 +610,6 @@ class Backbone:
 def _also(notes: Sequence[str], already: str = "") -> str:
     extra = [n for n in notes if n != already]
     return ("; " + "; ".join(extra)) if extra else ""
-
-
-# The address to the agent ("Hey Jarvis, ..."): a name the document need not state.
-_ADDRESS = re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT}\b[,.!?]*", re.IGNORECASE)
-
-
-def _unaddressed(text: str) -> str:
-    return _ADDRESS.sub("", text).strip()
 
 
 def _misses_count(text: str, question: str, sentence: str) -> bool:

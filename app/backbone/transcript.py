@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-AGENT = "Jarvis"
+from app.language.words import AGENT_NAME
+
+AGENT = AGENT_NAME
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.backbone.detectors import (
-    DocumentFacts,
-    named_terms,
-    rejected,
-    same_matter,
-)
+from app.backbone.detectors import DocumentFacts, named_terms, same_matter
 from app.language.numbers import quantities
 from app.language.sentences import sentences
+from app.language.talk import rejected
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 

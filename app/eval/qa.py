@@ -21,9 +21,10 @@ from app.eval.dataset import QAItem
 from app.eval.defects import check_utterance
 from app.eval.replay import BackboneFactory, intervention_fields
 from app.eval.scoring import percentile
-from app.eval.text import is_abstention, overlap_coefficient, token_f1
+from app.eval.text import overlap_coefficient, token_f1
 from app.events import AnswerDelta, Intervention, Turn
 from app.language.sentences import sentences
+from app.language.talk import is_abstention
 from app.language.values import contains_value
 
 log = logging.getLogger(__name__)

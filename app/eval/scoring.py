@@ -21,9 +21,9 @@ from app.backbone.veto import CONTRADICTING, StatedValueVeto
 from app.eval.dataset import BenchmarkSet, Conversation, DocumentCase, Event
 from app.eval.defects import Defect, check_utterance
 from app.eval.records import DecisionRecord
-from app.eval.text import is_abstention
 from app.language.numbers import canonical_tokens
 from app.language.sentences import sentences
+from app.language.talk import is_abstention
 from app.language.values import contains_any
 from app.settings import BACKCHANNEL_WORDS, FloorSettings, LedgerSettings
 

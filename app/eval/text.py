@@ -1,4 +1,5 @@
-"""Text comparison for scoring: token F1, overlap, abstention phrases.
+"""Text comparison for scoring: token F1 and overlap (abstention is a kind of talk,
+``app.language.talk``).
 
 Text is compared as ``app.language.numbers.canonical_tokens``: lower case, punctuation and
 articles dropped, every number expression merged into one token holding its value, so
@@ -8,11 +9,10 @@ articles dropped, every number expression merged into one token holding its valu
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
 
 from app.language.numbers import canonical_tokens
+from app.language.talk import is_abstention
 from app.language.values import contains_any, contains_value
 from app.language.words import FUNCTION_WORDS
 
@@ -45,26 +45,3 @@ def overlap_coefficient(a: str, b: str) -> float:
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / min(len(sa), len(sb))
-
-
-_ABSTAIN = re.compile(
-    r"\b(?:does ?n[o']t|do ?n[o']t|did ?n[o']t|never|isn't|is not|aren't|are not|wasn't|was not"
-    r")\s+(?:\w+\s+){0,3}?"
-    r"(?:say|says|said|state|states|stated|mention|mentions|mentioned|give|gives|given"
-    r"|report|reports|reported|specify|specifies|specified|cover|covers|covered|include"
-    r"|includes|included|discuss|discusses|discussed|provide|provides|provided|list|lists"
-    r"|listed|describe|describes|described"
-    r"|in (?:the|this) (?:document|paper|article|text)"
-    r"|from (?:the|this) (?:document|paper|article))"
-    r"|not (?:in|from) (?:the|this) (?:document|paper|article|text)"
-    r"|not (?:\w+ ){0,2}?(?:stated|mentioned|reported|given|specified|covered|discussed)"
-    r"|\b(?:gives?|provides?|states?|reports?|mentions?|lists?|offers?) no\b"
-    r"|(?:different|another) (?:paper|document|study|article)"
-    r"|no (?:mention|information|data|details?|figure|number) (?:of|on|about|for|in)",
-)
-
-
-def is_abstention(text: str) -> bool:
-    """True for a "the document does not say" style reply."""
-    normal = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-    return bool(_ABSTAIN.search(normal))

@@ -112,25 +112,12 @@ class Quantity:
         return number + ("%" if self.percent else "")
 
 
-def _nouns_after(text: str, end: int) -> frozenset[str]:
+def nouns_after(text: str, end: int) -> frozenset[str]:
+    """What a number ending at ``end`` counts: the stemmed words after it in its clause."""
     clause = re.split(r"[,.;:!?()]", text[end : end + 60].lower())[0]
     following = re.findall(r"[a-z][a-z0-9-]*", clause)
     nouns = [strip_plural_s(w) for w in following if w not in _NOUN_SKIP][:3]
     return frozenset(nouns)
-
-
-_COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b|\bnumber of\b", re.IGNORECASE)
-_COUNT_PHRASE_END = re.compile(
-    r"\b(?:was|were|is|are|did|do|does|had|has|have|that|they|we|it|there|in|of)\b.*")
-
-
-def counted_in_question(question: str) -> frozenset[str]:
-    """What a "how many X" question counts, stemmed like ``Quantity.nouns``."""
-    m = _COUNT_QUESTION.search(question)
-    if m is None:
-        return frozenset()
-    phrase = _COUNT_PHRASE_END.sub("", question[m.end() :].lower())
-    return _nouns_after(phrase, 0)
 
 
 def _context(text: str, start: int, end: int, reach: int = 40) -> frozenset[str]:
@@ -168,7 +155,7 @@ def quantities(text: str) -> list[Quantity]:
         raw = normal[match.start() : upper.end()] if upper else match.group(0)
         range_end = upper.end() if upper else range_end
         year = not percent and scale == 1.0 and number.is_integer() and 1900 <= number <= 2100
-        nouns = frozenset() if percent else _nouns_after(normal, match.end())
+        nouns = frozenset() if percent else nouns_after(normal, match.end())
         found.append(Quantity(number * scale, percent, nouns, raw.strip(), year,
                               _context(normal, match.start(), match.end())))
     return found
@@ -177,30 +164,6 @@ def quantities(text: str) -> list[Quantity]:
 def repeats(quantity: Quantity, given: Iterable[Quantity]) -> bool:
     """``quantity`` is one of ``given`` ("five thousand" is "5,000"; 40% is not 40)."""
     return any(quantity.same_value(g) and quantity.percent == g.percent for g in given)
-
-
-# Words that name a value only to set it aside: "not 5,000", "rather than 5,000",
-# "instead of about 5,000", "it isn't 5,000".
-_SET_ASIDE = (r"\b(?:not|isn't|wasn't|aren't|weren't|rather than|instead of|as opposed to)"
-              r"\s+(?:(?:about|around|roughly|nearly|some|the|a)\s+)?")
-
-
-def set_aside(text: str, said: Iterable[str]) -> str:
-    """``text`` (number words as digits) less each value it names only to set it aside
-    where ``said`` (what the participants said) gives that value.
-
-    A correction names the participant's wrong value ("It is 1,260 pupils, not 5,000"):
-    that value is no claim of the text's own, so no document sentence need hold it. Any
-    other value stays, a value nobody said included, even in that position.
-    """
-    given = [q for turn in said for q in quantities(turn)]
-    normal = word_numbers_to_digits(text.replace("\u2019", "'"))
-    for q in quantities(normal) if given else []:
-        if repeats(q, given):
-            # The whole number only: "not 5" leaves "5,000" and "5.5" alone.
-            normal = re.sub(_SET_ASIDE + re.escape(q.raw) + r"(?![\d,.]*\d)", "", normal,
-                            flags=re.IGNORECASE)
-    return normal
 
 
 # --- the digits a text writes -------------------------------------------------------------

@@ -18,6 +18,8 @@ import re
 from app.language.numbers import SCALES, THOUSANDS_COMMA, word_numbers_to_digits
 from app.language.stems import stem
 
+AGENT_NAME = "Jarvis"  # how the room calls the agent
+
 STOPWORDS = frozenset(
     """a an the of to in on for and or but nor so yet at by with from into onto over under
     about above below between through during before after as than then that this these those

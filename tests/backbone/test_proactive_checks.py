@@ -11,7 +11,7 @@ import pytest
 from app.backbone.generate import Generated, check
 from app.events import Decision, Intervention, Turn
 from app.floor import FloorFSM
-from app.language.numbers import set_aside
+from app.language.talk import set_aside
 from app.settings import UtteranceSettings
 from tests.backbone.school import ABSTAIN, TEXTS, backbone, reply, school
 from tests.backbone.scripted import ScriptedLLM
