@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from app.clock import SimulatedClock
-from app.events import Citation, InputLevel, Intervention, InterventionKind, Turn
+from app.events import (
+    Citation,
+    InputLevel,
+    Intervention,
+    InterventionKind,
+    MeetingAudio,
+    RecordingState,
+    Turn,
+)
 from app.pipeline.demo import DemoAssets
 from app.pipeline.events import AgentProgress, InputState, InputStatus, WarmStage
 from app.pipeline.pipeline import Pipeline
@@ -30,8 +38,8 @@ from app.pipeline.scripted import load_turns
 from app.settings import FloorMode, Settings
 
 STATES = (
-    "warming", "listening", "hand_raised", "speaking", "snoozed", "paused", "name_offer",
-    "settings",
+    "warming", "listening", "recording", "hand_raised", "speaking", "snoozed", "paused",
+    "name_offer", "settings",
 )
 
 
@@ -107,6 +115,11 @@ def capture(out_dir: Path, assets: DemoAssets | None = None) -> list[Path]:
         pipeline.feed(turn)
     _settle(app, window, clock, 0.5)
     paths.append(_save(window, out_dir / "listening.png"))
+    kept = str(Path.home() / ".local/share/jarvis/recordings/meeting.wav")
+    pipeline.hub.publish(MeetingAudio(kept, RecordingState.RECORDING))
+    _settle(app, window, clock, 0.5)
+    paths.append(_save(window, out_dir / "recording.png"))
+    pipeline.hub.publish(MeetingAudio(kept, RecordingState.STOPPED))
     pipeline.feed(turns[5])
     pipeline._on_intervention(planted_correction(pipeline.document, assets), None)
     _settle(app, window, clock, 0.5)

@@ -45,7 +45,7 @@ def test_screenshots_of_the_window_states(qapp, tmp_path):
     # the speaking shot carries the arrow's red somewhere on the page
     assert _reddish(shots["speaking"]) > 10
     # the normal state: no warning banner above the document in any of them
-    for name in ("listening", "hand_raised", "speaking", "snoozed", "paused"):
+    for name in ("listening", "recording", "hand_raised", "speaking", "snoozed", "paused"):
         assert _yellow_banner(shots[name]) == 0, name
     settings = shots["settings"]
     assert settings.width() >= 400 and settings.height() >= 300
