@@ -87,7 +87,7 @@ class DocumentFacts:
         return None
 
     def mentions(self, term: str) -> bool:
-        """The term, or the head of a compound ("Wikipedia" of "Wikipedia-derived")."""
+        """The term, or the head of a compound ("Linux" of "Linux-based")."""
         parts = [term, *[p for p in re.split(r"[-/]", term) if len(p) >= 3][:1]]
         return any(
             re.search(rf"(?<![a-z0-9]){re.escape(p.lower())}", self.lower) for p in parts
@@ -142,7 +142,7 @@ def named_terms(text: str) -> list[str]:
 
 
 def _names(text: str) -> list[str]:
-    """Capitalised terms: mid-sentence, or name-shaped anywhere ("PDFBox", "ACE2")."""
+    """Capitalised terms: mid-sentence, or name-shaped anywhere ("NumPy", "CO2")."""
     return [term for term, _, _ in _name_spans(text)]
 
 
@@ -161,7 +161,7 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
 
 
 def _joined_names(text: str) -> list[tuple[str, int, int]]:
-    """Names with their neighbours joined: "Saudi Arabia", "Middle East"."""
+    """Names with their neighbours joined: "New Zealand", "North Sea"."""
     joined: list[tuple[str, int, int]] = []
     for term, start, end in _name_spans(text):
         if joined and text[joined[-1][2] : start] == " ":
@@ -179,7 +179,7 @@ def _around(text: str, start: int, end: int, reach: int = 30) -> set[str]:
 
 
 def _shaped(term: str) -> bool:
-    """Looks like a product or dataset name: "PDFBox", "ACE2", "BC5CDR"."""
+    """Looks like a product or dataset name: "NumPy", "CO2", "GPT4"."""
     return any(c.isupper() or c.isdigit() for c in term[1:])
 
 
@@ -200,7 +200,7 @@ def number_mismatch(
                 continue  # a year contradicts only a sentence about one dated event
             rivals = [d for d in found if q.compatible(d) and not q.same_value(d)]
             # Of several values in the sentence, the one said about the same thing (a
-            # digit swap, 43% for 34%, is nearer than another value).
+            # digit swap, 62% for 26%, is nearer than another value).
             for d in sorted(rivals, key=lambda d: (-len(q.context & d.context),
                                                    abs(d.value - q.value) / max(abs(q.value), 1e-9))
                             )[:1]:
@@ -235,7 +235,7 @@ def name_mismatch(
         others = [(n, len(role & _around(sentence.text, a, b)))
                   for n, a, b in _joined_names(sentence.text) if n.lower() not in said]
         if others:
-            # The name in the same role ("emerged initially in _"), else the rarest one.
+            # The name in the same role (the same words around it), else the rarest one.
             right = min(others, key=lambda o: (-o[1], facts.frequency(o[0]),
                                                not _shaped(o[0])))[0]
             return [Proposal(
@@ -338,7 +338,7 @@ def _answer_sentence(
     counted = counted_in_question(asked)
     for sentence in pool:
         found = facts.quantities.get(sentence.sid, [])
-        # A number of the very thing asked about ("how many clicks" - "4,113 clicks") is
+        # A number of the very thing asked about ("how many visitors" - "1,800 visitors") is
         # about the question even when the sentence shares no other word with it.
         enough = 1 if wants_date or any(d.nouns & counted for d in found) else MIN_SHARED_WORDS
         if len(_shared(asked, sentence.text)) < enough:
@@ -353,8 +353,8 @@ def _answer_sentence(
 
 def _list_answer(asked: str, pool: Sequence[SentenceLike]) -> SentenceLike | None:
     """For "which X" questions, the first sentence that lists several things and names X
-    or shares the question's words ("which antivirals?" - "The main antivirals used were
-    ribavirin, lopinavir and ritonavir")."""
+    or shares the question's words ("which fuels?" - "The main fuels were coal, gas
+    and oil")."""
     m = find(Talk.ASKS_WHICH, asked)
     if m is None:
         return None
@@ -375,7 +375,7 @@ def question_key(turn: str) -> str:
 
 def question_point(turn: str, min_words: int = 8) -> str:
     """The question as the claim's text, with the sentence before it when it is short
-    ("Which one was that?" needs what "that" is)."""
+    ("What was it called?" needs what "it" is)."""
     parts = sentences(turn)
     last = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
     first = last

@@ -424,7 +424,7 @@ class Backbone:
         # For an open question, the value counts only where the answer sentence holds it
         # (the 1.5B copies a value from a neighbouring sentence about the topic).
         checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
-        # An unchecked value for a question is the model's guess ("31 December 2019").
+        # An unchecked value for a question is the model's guess: it is not handed back.
         hint = claim.predicted_answer if claim.sids and (checked or asked is None) else ""
         user = head + self._sentence_block(sids)
         user += prompts.generate_task(intent, claim.text, claim.evidence, sids, hint,
@@ -613,8 +613,8 @@ def _also(notes: Sequence[str], already: str = "") -> str:
 
 
 def _misses_count(text: str, question: str, sentence: str) -> bool:
-    """A "how many X" answer without the sentence's number of X (it gave the 46.5% lift
-    from the sentence that counts 4,113 clicks)."""
+    """A "how many X" answer without the sentence's number of X (another value of the
+    sentence, a rate where a count was asked, is no answer)."""
     counted = counted_in_question(question)
     wanted = [q for q in quantities(sentence) if q.nouns & counted]
     said = quantities(text)

@@ -57,8 +57,8 @@ _THIN_GROUP = re.compile(r"(\d)[\u00a0\u2009\u202f](?=\d{3}\b)")
 
 
 def spoken_numbers(text: str) -> str:
-    """Numbers as a person says and writes them: "46.5 %" -> "46.5%", a thin-space
-    thousands group "4\u2009113" -> "4,113"."""
+    """Numbers as a person says and writes them: "12.5 %" -> "12.5%", a thin-space
+    thousands group "2\u2009500" -> "2,500"."""
     return _THIN_GROUP.sub(r"\1,", _SPACED_PERCENT.sub(r"\1%", text))
 
 
@@ -68,14 +68,14 @@ _PHRASE_WORD = re.compile(r"[\w\u0300-\u036f]+(?:['\u2019\-./][\w\u0300-\u036f]+
 # Scripts written without spaces: a long run is searched by a few of its characters.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 UNSPACED_CHARS = 6  # characters of an unspaced-script clause in a search phrase
-# A word with a footnote number glued on by the PDF's text layer ("library3"): rare, but
+# A word with a footnote number glued on by the PDF's text layer ("method2"): rare, but
 # nobody would say it or type it.
 _FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
 
 
 def page_form(text: str) -> str:
     """Text as a PDF search sees it: NFC, one space for any whitespace, a word broken at a
-    line end rejoined ("meas- urement"), no space before % ("46.5 %"), lower case."""
+    line end rejoined ("meas- urement"), no space before % ("12.5 %"), lower case."""
     text = unicodedata.normalize("NFC", text).replace("\u00ad", "")
     text = re.sub(r"(\w)-\s+(\w)", r"\1\2", text)
     text = re.sub(r"\s+", " ", text)
@@ -157,14 +157,14 @@ def _is_phrase(words: list[str]) -> bool:
 
 def _means_something(word: str) -> bool:
     """A content word: four letters or more, or a short name with capitals or digits
-    ("ACE2", "UK"), not a bare number."""
+    ("CO2", "UK"), not a bare number."""
     if not any(c.isalpha() for c in word) or word.lower() in STOPWORDS:
         return False
     return len(word) >= 4 or word.upper() == word
 
 
 def _lower_first(text: str) -> str:
-    """"They used" -> "they used", but "PDFBox is" keeps its capitals."""
+    """"They used" -> "they used", but "NumPy is" keeps its capitals."""
     if text[:2] == text[:2].upper():
         return text
     return text[0].lower() + text[1:]

@@ -30,7 +30,7 @@ def names(text: str) -> set[str]:
     """Capitalised terms and acronyms (tools, datasets, places), lower-cased.
 
     The first word of a sentence counts only when it looks like a name on its own
-    (an acronym or mixed case such as "PDFBox"), not a capitalised opener.
+    (an acronym or mixed case such as "NumPy"), not a capitalised opener.
     """
     found: set[str] = set()
     for sentence in re.split(r"(?<=[.!?])\s+", text):

@@ -32,7 +32,7 @@ class RetrievalSettings:
     lexical_weight: float = 0.3  # times BM25 scaled to the best sentence for the query
     number_boost: float = 0.1  # a sentence states a quantity the query mentions
     name_boost: float = 0.15  # times the idf share of the query's names the sentence holds
-    # The turn before the utterance (search_many): enough to resolve "which antivirals?",
+    # The turn before the utterance (search_many): enough to resolve "which ones?",
     # small enough that the previous topic does not outrank the new question.
     previous_turn_weight: float = 0.2
 

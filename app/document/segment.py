@@ -91,12 +91,12 @@ def _bare(text: str) -> str:
 def _join_hyphen(head: str, tail: str, vocab: frozenset[str]) -> str:
     stem = head[:-1]
     if head.endswith("–") or not tail[:1].islower():
-        return head + tail  # "SARS-" + "CoV", "84–" + "91": the dash is part of the word
+        return head + tail  # "Wi-" + "Fi", "12–" + "15": the dash is part of the word
     glued, kept = stem + tail, head + tail
     if _bare(kept) in vocab and _bare(glued) not in vocab:
         return kept
     if ("-" in stem.lstrip("-") or stem[-1:].isdigit()) and _bare(glued) not in vocab:
-        return kept  # "state-of-the-" + "art", "260-" + "fold"
+        return kept  # "state-of-the-" + "art", "20-" + "fold"
     return glued
 
 
@@ -141,7 +141,7 @@ def ends_sentence(word: Word, nxt: Word | None) -> bool:
     """Whether a sentence ends after ``word`` given the following word."""
     text = word.text
     if _FOOTNOTE_AFTER_PERIOD.search(text) and (nxt is None or nxt.text[:1].isupper()):
-        return True  # "(RNNs).2 For each ..." (footnote mark after the period)
+        return True  # "(see above).2 The next ..." (footnote mark after the period)
     core = _core(text)
     if not core or core[-1] not in ".!?…。":
         return False

@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="keep the conversations already complete in --out and replay the rest",
     )
-    replay.add_argument("--documents", help="comma-separated document folders, e.g. d01,d02")
+    replay.add_argument("--documents", help="comma-separated document folders, e.g. budget,roofs")
     replay.add_argument(
         "--documents-from",
         type=Path,

@@ -18,7 +18,7 @@ and the text of the cited page (the document index's sentences on that page):
 - ``spliced_value``: a sentence that ends with a bare value glued onto another clause: after
   a comma, or right after a plain word that neither links it (is, of, to, about ...) nor
   stands beside it in a cited sentence; or a bare value or name (three words at most)
-  after a reporting lead ("the document says PDFBox.");
+  after a reporting lead ("the document says NumPy.");
 - ``spliced_clause``: a whole sentence glued after a reporting verb, its capital kept
   ("the document says There are ...").
 

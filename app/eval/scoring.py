@@ -226,7 +226,7 @@ def is_backchannel(text: str, max_words: int = FloorSettings().backchannel_max_w
     """A short turn made only of acknowledgement words ("Mm-hm.", "Yeah, right."), digits
     aside. The scorer's own count of ordinary turns, and the broad set's generator picks
     its talk with it: it differs from the product's ``app.language.talk.is_backchannel``
-    only on turns with digits ("Wow 53"), and stays so that scores and the shipped sample
+    only on turns with digits ("Wow 12"), and stays so that scores and the shipped sample
     stay comparable."""
     words = re.findall(r"[a-z]+", text.lower().replace("\u2019", "'"))
     if not words or len(words) > max_words:

@@ -1,7 +1,7 @@
 """Quantities in speech and in the document: number words, scales, percent, units.
 
-"seventy-two percent", "72%" and "72 per cent" are the same quantity; "37M papers" and
-"thirty-seven million papers" too. Section, figure, table and page numbers are not
+"sixty-four percent", "64%" and "64 per cent" are the same quantity; "12M users" and
+"twelve million users" too. Section, figure, table and page numbers are not
 quantities, nor is a bare "one" ("one of them").
 
 One table of number words and one of scales serve every reader of numbers here: the
@@ -35,7 +35,7 @@ SCALES: dict[str, float] = SCALE_WORDS | SCALE_SUFFIXES
 _SCALE = "|".join(sorted(SCALES, key=len, reverse=True))
 
 _NUMBER_WORD = "|".join(["hundred", *NUMBER_WORDS])
-# A run of number words ("one hundred twenty", "seventy-two", "thirty seven").
+# A run of number words ("one hundred twenty", "sixty-four", "thirty one").
 _WORD_RUN = re.compile(
     rf"\b(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))*\b", re.IGNORECASE
 )
@@ -57,7 +57,7 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 
-# The upper bound of a percent range: "35-50%", "25 to 50 percent" (the lower bound is a
+# The upper bound of a percent range: "20-30%", "10 to 15 percent" (the lower bound is a
 # percentage too, and the range is what was said).
 _RANGE_PERCENT = re.compile(r"\s?(?:-|\u2013|to)\s?\d+(?:\.\d+)?(?:\s?%|\s+percent\b)",
                             re.IGNORECASE)
@@ -66,7 +66,7 @@ _RANGE_PERCENT = re.compile(r"\s?(?:-|\u2013|to)\s?\d+(?:\.\d+)?(?:\s?%|\s+perce
 def _parse_word_run(run: str) -> int | None:
     tokens = [t for t in re.split(r"[\s-]+", run.lower()) if t and t != "and"]
     if tokens == ["one"]:
-        return None  # "one of them", "one huge graph": not a quantity
+        return None  # "one of them", "one big room": not a quantity
     current = 0
     for tok in tokens:
         if tok == "hundred":
@@ -90,7 +90,7 @@ def word_numbers_to_digits(text: str) -> str:
 class Quantity:
     """A number said or written, with what it counts."""
 
-    value: float  # the number, scale applied ("37M" -> 37000000.0)
+    value: float  # the number, scale applied ("12M" -> 12000000.0)
     percent: bool  # said as a percentage
     nouns: frozenset[str]  # stemmed words right after the number: what is counted
     raw: str  # as written (number words as digits)
@@ -121,7 +121,7 @@ def nouns_after(text: str, end: int) -> frozenset[str]:
 
 
 def _context(text: str, start: int, end: int, reach: int = 40) -> frozenset[str]:
-    """Words of the clause around a number ("43% for group A", "group B at 34%")."""
+    """Words of the clause around a number ("62% for group A", "group B at 26%")."""
     before = re.split(r"[,;:!?()]|\.\s", text[max(0, start - reach) : start].lower())[-1]
     after = re.split(r"[,;:!?()]|\.\s", text[end : end + reach].lower())[0]
     words = re.findall(r"[a-z][a-z0-9-]*", f"{before} {after}")
@@ -189,7 +189,7 @@ _MULTIPLIERS = {"hundred": 100.0} | SCALE_WORDS
 
 
 def numeric_values(text: str) -> set[float]:
-    """Numbers in digits or words, with k/M/B/million scales applied ("37M" = 37 million);
+    """Numbers in digits or words, with k/M/B/million scales applied ("12M" = 12 million);
     citation marks ("[12]") skipped.
 
     Bare "one" is left out: in talk it is a pronoun far more often than a count.
@@ -255,7 +255,7 @@ class _NumberBuilder:
         self.total = 0.0
         self.current = 0.0
         self.active = False
-        self.literal = False  # started from digits ("37 million")
+        self.literal = False  # started from digits ("12 million")
 
     def feed(self, token: str | float, following: str | float | None) -> bool:
         """Take ``token`` into the number if it continues it; False when it does not."""
@@ -304,7 +304,7 @@ def _format_number(value: float) -> str:
 
 def canonical_tokens(text: str) -> list[str]:
     """Lower-case word tokens, articles dropped, with each number expression ("120.0",
-    "1,200", "37M", "thirty-seven million") merged into one token holding its value;
+    "1,200", "12M", "twelve million") merged into one token holding its value;
     "%" and "percent" both become a "%" token."""
     raw = _raw_tokens(text)
     out: list[str] = []

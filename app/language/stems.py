@@ -3,7 +3,7 @@
 Each caller keeps the stemmer its thresholds were set with: ``stem`` for content words
 compared between talk and document (claims, guard, grounding), ``strip_plural_s`` for
 what a quantity counts, ``suffix_stem`` for retrieval terms, ``root`` where spelling
-varies most ("labelling" / "labeling").
+varies most ("travelled" / "traveled").
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ def strip_plural_s(word: str) -> str:
 
 
 def suffix_stem(word: str) -> str:
-    """A light suffix stripper: enough to match "papers"/"paper", "labelled"/"labeling"."""
+    """A light suffix stripper: enough to match "papers"/"paper", "travelled"/"traveling"."""
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             break
     if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiou":
-        word = word[:-1]  # labell -> label
+        word = word[:-1]  # travell -> travel
     return word
 
 
 def root(token: str) -> str:
-    """The first letters of a word ("labelling" meets "labeling", "succeeds" meets
-    "success"); a number stays whole."""
+    """The first letters of a word ("travelled" meets "traveled", "analyses" meets
+    "analysis"); a number stays whole."""
     return token if token[0].isdigit() else token[:ROOT_LETTERS]

@@ -61,7 +61,7 @@ _SOURCE = r"(?:paper|document|study|article|report|source)"
 _REPORT_VERB = (r"(?:say|said|report|reported|mention|mentioned|claim|claimed|state|stated|"
                 r"(?:do|did|run|ran|have|had) (?:that|this|it|those|them)\b)")
 _LATER = r"(?:later|afterwards|another time|offline)"
-# Putting a point off until later: "look it up later", "come back to that another time".
+# Putting a point off until later: "check it later", "come back to that another time".
 _PUT_OFF = (r"(?:look(?:ing)?(?: into)?|check(?:ing)?|find(?:ing)?|figur(?:e|ing)|dig(?:ging)?|"
             r"sort(?:ing)?|com(?:e|ing) back to|get(?:ting)? back to|deal(?:ing)? with)")
 
@@ -194,7 +194,7 @@ def asks_about_document(text: str) -> bool:
     parts = [p for p in sentences(text) if p.endswith("?")]
     if not parts:
         return is_question(text) and not says(Talk.QUESTION_TO_ROOM, text)
-    # "Which one was that?" asks about the sentence before it.
+    # "What was it called?" asks about the sentence before it.
     asking = any(not says(Talk.QUESTION_TO_ROOM, p) and not says(Talk.ROOM_CHECK, p)
                  and not says(Talk.CHECK_ON_LISTENER, p) for p in parts)
     return asking and bool(content_tokens(text))
@@ -217,7 +217,7 @@ _COUNT_PHRASE_END = re.compile(
 
 
 def negated(text: str) -> bool:
-    """The text denies or says something is missing ("doesn't cover", "lacks coverage")."""
+    """The text denies or says something is missing ("doesn't cover", "lacks funding")."""
     return says(Talk.NEGATION, text)
 
 
@@ -232,7 +232,7 @@ def _set_aside_pattern(raw: str) -> re.Pattern[str]:
 
 
 def rejected(text: str, raw: str) -> bool:
-    """The speaker names the value only to reject it ("not twelve", "rather than 40%")."""
+    """The speaker names the value only to reject it ("not nine", "rather than 40%")."""
     normal = word_numbers_to_digits(_plain(text))
     return _set_aside_pattern(word_numbers_to_digits(raw)).search(normal) is not None
 

@@ -3,7 +3,7 @@
 - ``verbatim``: the value's characters, case aside (a citation that must hold the value
   the model is handed);
 - ``contains_value``: the value's words in order, each number expression compared by
-  value ("37M" = "thirty-seven million"; the evaluator's gold values);
+  value ("12M" = "twelve million"; the evaluator's gold values);
 - ``value_present``: every number of the value and a share of its stemmed content words
   (a turn that states the correct value: the guard, the veto, a generated correction);
 - ``states_value``: every number written with digits and a share of its other surface

@@ -2,7 +2,7 @@
 
 Two token forms serve two kinds of comparison. ``tokens`` keeps the surface words (the
 floor's backchannels and permissions, the voice's words); ``words`` reads numbers as
-numbers first (number words as digits, "76 percent" as "76%", "37M" as 37000000), so
+numbers first (number words as digits, "64 percent" as "64%", "12M" as 12000000), so
 ``content_tokens`` of a turn and of a document sentence meet on their values.
 
 Each stopword list belongs to the comparison its thresholds were set with: ``STOPWORDS``
@@ -102,7 +102,7 @@ def _unscale(match: re.Match[str]) -> str:
 
 def normalise(text: str) -> str:
     """Lowercase, unify apostrophes and dashes, spell number words as digits, write
-    "76 percent" as "76%" and "37M" / "37 million" as "37000000"."""
+    "64 percent" as "64%" and "12M" / "12 million" as "12000000"."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2013", "-")
     text = word_numbers_to_digits(text.lower())
     text = _PERCENT.sub(r"\1%", text)

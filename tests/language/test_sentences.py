@@ -15,7 +15,7 @@ from app.language.sentences import sentences
         ("We saw problems. Next one.", ["We saw problems.", "Next one."]),  # not "ms."
         ("No. It was twelve.", ["No.", "It was twelve."]),  # a spoken "No." ends
         ("See item No. 5 in the list.", ["See item No. 5 in the list."]),
-        ("Thank you, Mr. Chair. Go on.", ["Thank you, Mr. Chair.", "Go on."]),
+        ("Thanks, Dr. Lee. Go on.", ["Thanks, Dr. Lee.", "Go on."]),
         ("Smith et al. found it. Fine.", ["Smith et al. found it.", "Fine."]),
         ("Use a tool, e.g. a parser. Done.", ["Use a tool, e.g. a parser.", "Done."]),
         ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
