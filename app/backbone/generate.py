@@ -8,7 +8,7 @@ from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
 from app.backbone.direct import Checked, check_sentence
-from app.backbone.utterance import clean_text
+from app.backbone.utterance import clean_text, reported_form
 from app.language.numbers import quantities, repeats
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, negated
@@ -93,7 +93,12 @@ def check(
     if not kept:
         return _failed(made, "generate: empty text")
     sids = tuple(dict.fromkeys(s for c in kept for s in c.sids))
-    return replace(made, text=" ".join(c.text for c in kept), sids=sids)
+    cited = [clean_text(document.get(s).text) for s in sids]
+    said = [c.text for c in kept]
+    for i, sentence in enumerate(said):
+        others = sum(len(o.split()) for j, o in enumerate(said) if j != i)
+        said[i] = reported_form(sentence, cited, None if limit is None else limit - others)
+    return replace(made, text=" ".join(said), sids=sids)
 
 
 def _within(kept: Sequence[Checked], limit: int) -> list[Checked]:

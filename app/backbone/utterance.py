@@ -33,6 +33,36 @@ def clean_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+# "the document says ...": a reporting lead and what follows it (not a quote after ":").
+_REPORTING = re.compile(
+    r"\b(?P<lead>[Tt]he documents? (?:says?|reports?|states?|notes?|shows?|mentions?)"
+    r"(?: that)?) (?P<rest>[^:].*)$"
+)
+
+
+def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = None) -> str:
+    """A sentence that reports the document, said as a person would: a whole sentence
+    glued after the lead loses its capital ("says There are" -> "says there are"); a bare
+    value after the lead ("says 48.") becomes the cited sentence that holds it, quoted
+    after a colon, when one fits ``max_words``; otherwise the sentence is unchanged."""
+    match = _REPORTING.search(sentence)
+    if match is None:
+        return sentence
+    rest = match.group("rest")
+    first = rest.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower() and first.lower() in STOPWORDS:
+        return sentence[: match.start("rest")] + rest[0].lower() + rest[1:]
+    value = rest.strip().rstrip(".!?")
+    if not value or len(value.split()) > 3:
+        return sentence
+    for source in cited:
+        quoted = f"{sentence[: match.end('lead')]}: {_end(source.strip())}"
+        fits = max_words is None or len(quoted.split()) <= max_words
+        if fits and value.lower() in source.lower():
+            return quoted
+    return sentence
+
+
 def limit_words(text: str, max_words: int) -> str:
     """Whole sentences within the limit; a first sentence that is too long is cut."""
     kept: list[str] = []

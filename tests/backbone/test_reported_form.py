@@ -1,0 +1,47 @@
+"""What follows "the document says" is said as a person would: no glued capital, no bare
+value where the cited sentence can be quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.backbone.utterance import reported_form
+
+CITED = ["The survey covered 48 buildings in the district.", "Costs rose by a third."]
+
+
+@pytest.mark.parametrize(
+    ("said", "out"),
+    [
+        ("The document says There are 48 buildings.", "The document says there are 48 buildings."),
+        ("Actually, the document says The survey ran for ten weeks.",
+         "Actually, the document says the survey ran for ten weeks."),
+        ("The document reports that It was cheaper.", "The document reports that it was cheaper."),
+        # names and acronyms keep their capitals
+        ("The document says NumPy was used.", "The document says NumPy was used."),
+        ("The document says Smith led the survey.", "The document says Smith led the survey."),
+        # a quote after a colon keeps its capital
+        ("The document says: The survey covered 48 buildings.",
+         "The document says: The survey covered 48 buildings."),
+        # no reporting lead: nothing to do
+        ("There are 48 buildings.", "There are 48 buildings."),
+    ],
+)
+def test_a_sentence_glued_after_the_lead_loses_its_capital(said: str, out: str) -> None:
+    assert reported_form(said, CITED) == out
+
+
+def test_a_bare_value_becomes_the_cited_sentence_that_holds_it() -> None:
+    assert reported_form("Actually, the document says 48 buildings.", CITED) == (
+        "Actually, the document says: The survey covered 48 buildings in the district."
+    )
+    assert reported_form("The document says a third.", CITED) == (
+        "The document says: Costs rose by a third."
+    )
+
+
+def test_a_bare_value_stays_when_no_cited_sentence_holds_it_or_fits() -> None:
+    assert reported_form("The document says 52.", CITED) == "The document says 52."
+    said = "Actually, the document says 48 buildings."
+    assert reported_form(said, CITED, max_words=8) == said  # the quote would be 13 words
+    assert reported_form(said, CITED, max_words=13).endswith("in the district.")
