@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.events import RecordingState, Turn
-from app.retranscribe.diarization import OfflineDiarization, OfflineDiarizer
+from app.retranscribe.diarization import OfflineDiarization, OfflineDiarizer, torch_threads
 from app.retranscribe.names import (
     NameMatch,
     live_spans,
@@ -92,6 +92,10 @@ class Retranscriber:
     embedder: Embedder | None = None
     settings: SpeechSettings = field(default_factory=SpeechSettings)
     turns: TurnTuning = field(default_factory=TurnTuning)
+    # torch's CPU threads for the diarization and the voiceprints (0: torch's choice).
+    # On a busy 2-core machine two threads made both over 20 times slower (they spin
+    # against each other); with one the 30 s pyannote sample diarizes in 7 s.
+    torch_threads: int = 1
 
     def run(self, entries: list[dict[str, Any]], progress: Progress | None = None
             ) -> Retranscript:  # fmt: skip
@@ -105,16 +109,18 @@ class Retranscriber:
         asr = self.asr or WholeRecording(best_asr_model())
         say(f"Recognising {seconds:.0f} s of audio with {asr.choice.name}")
         t = time.perf_counter()
-        words = asr.words(audio, lambda done: say(f"  recognised {done:.0f} of {seconds:.0f} s"))
+        words = asr.words(audio, _tenths(seconds, lambda done: say(
+            f"  recognised {done:.0f} of {seconds:.0f} s")))  # fmt: skip
         timings["asr"] = time.perf_counter() - t
-        diarizer = self.diarizer or OfflineDiarizer()
-        say(f"Finding who spoke when ({diarizer.kind})")
-        t = time.perf_counter()
-        diarization = diarizer(audio, _diarization_progress(say))
-        timings["diarization"] = time.perf_counter() - t
-        t = time.perf_counter()
-        matches, shown = self._names(entries, audio, diarization)
-        timings["names"] = time.perf_counter() - t
+        with torch_threads(self.torch_threads):
+            diarizer = self.diarizer or OfflineDiarizer()
+            say(f"Finding who spoke when ({diarizer.kind})")
+            t = time.perf_counter()
+            diarization = diarizer(audio, _diarization_progress(say))
+            timings["diarization"] = time.perf_counter() - t
+            t = time.perf_counter()
+            matches, shown = self._names(entries, audio, diarization)
+            timings["names"] = time.perf_counter() - t
         turns = [
             Turn(shown[turn.speaker], turn.text, turn.start, turn.end, index=turn.index)
             if turn.speaker in shown else turn
@@ -137,15 +143,29 @@ class Retranscriber:
         return matches, shown_as(matches, diarization.speakers, known)
 
 
+def _tenths(total: float, report: Callable[[float], None]) -> Callable[[float], None]:
+    """``report`` once per tenth of ``total`` reached (a long meeting has many segments)."""
+    last = [-1]
+
+    def progress(done: float) -> None:
+        tenth = int(10 * min(done, total) / total) if total > 0 else 10
+        if tenth != last[0]:
+            last[0] = tenth
+            report(done)
+
+    return progress
+
+
 def _diarization_progress(say: Progress) -> Callable[[str, int, int], None]:
+    """A line when a pyannote step starts and per tenth of its batches."""
     last: dict[str, int] = {}
 
     def progress(step: str, completed: int, total: int) -> None:
-        # pyannote reports every batch; a line per step and per tenth is plenty
-        tenth = completed * 10 // total if total else 10
-        if last.get(step) != tenth:
+        tenth = min(10, completed * 10 // total) if total else 10
+        if last.get(step, -1) < tenth or step not in last:
             last[step] = tenth
-            say(f"  {step.replace('_', ' ')}" + (f" {completed}/{total}" if total else ""))
+            count = f" {min(completed, total)}/{total}" if total else ""
+            say(f"  {step.replace('_', ' ')}{count}")
 
     return progress
 
