@@ -13,7 +13,7 @@ pulled, else the embedded one with ``--set`` EmbeddedTuning fields).
 
 DER: pyannote.metrics, no collar (and 0.25 s), overlap counted, over the whole clip; live
 from the worker's speaker segments, re-run from the offline diarization. cpWER: each
-speaker's words joined, speakers paired for the fewest errors (tests/speech/scoring.py),
+speaker's words joined, speakers paired for the fewest errors (speech_pipeline.cpwer),
 where the clip has speaker transcripts (the pyannote sample's sample.stm, the AMI
 ES2004a minute's per-speaker word files). ``carried``: re-run speakers given a live
 speaker's label by voice; ``carried_right``: of those, the ones whose live speaker is
@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 from app.events import Turn  # noqa: E402
 from app.speech.diarization import SpeakerSegment  # noqa: E402
+from benchmarks.speech_pipeline import cpwer  # noqa: E402
 from tests.speech.scoring import (  # noqa: E402
     DIARIZATION_CLIPS,
-    cp_wer,
     der,
     pyannote_sample_stm,
     read_rttm,
@@ -127,8 +127,8 @@ def score(name: str, retranscriber: Any, folder: Path, settings: Any) -> dict[st
         "rerun_der": der(ref, result.diarization.segments, uem=uem),
         "live_der_collar": der(ref, live_segments, collar=0.25, uem=uem),
         "rerun_der_collar": der(ref, result.diarization.segments, collar=0.25, uem=uem),
-        "live_cpwer": cp_wer(words, by_speaker(live_turns)) if words else None,
-        "rerun_cpwer": cp_wer(words, by_speaker(result.turns)) if words else None,
+        "live_cpwer": cpwer(words, by_speaker(live_turns)) if words else None,
+        "rerun_cpwer": cpwer(words, by_speaker(result.turns)) if words else None,
         **carried(result, live_turns, ref),
         "live_s": round(live_wall, 1),
         "rerun_s": round(rerun_wall, 1),

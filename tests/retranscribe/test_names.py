@@ -3,6 +3,8 @@ renames, merges), the most alike pair first, no name twice, new labels for the r
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,7 @@ def unit(*xs: float) -> np.ndarray:
 
 
 def test_live_speakers_are_who_the_record_shows() -> None:
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"kind": "turn", "speaker": "S1", "start": 0.0, "end": 2.0},
         {"kind": "turn", "speaker": "S2", "start": 2.0, "end": 3.0},
         {"kind": "speaker_renamed", "speaker": "S1", "name": "Maya"},

@@ -5,6 +5,7 @@ turns where the live ones were."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,7 +64,7 @@ def test_the_command_says_why_when_the_session_kept_no_audio(
 
 
 def test_the_export_has_the_rerun_turns_where_the_live_ones_were(tmp_path: Path) -> None:
-    live = [
+    live: list[dict[str, Any]] = [
         {"kind": "session_started", "document": "paper.pdf"},
         {"kind": "turn", "speaker": "S1", "text": "helo ther", "start": 0.5, "end": 2.0},
         {"kind": "speaker_renamed", "speaker": "S1", "name": "Maya"},
@@ -93,3 +94,31 @@ def test_the_export_has_the_rerun_turns_where_the_live_ones_were(tmp_path: Path)
     text = to_markdown(entries)
     assert "Maya: Hello there." in text and "S3: Thanks." in text
     assert "helo ther" not in text and "Decision on turn" not in text
+
+
+def test_community_1_is_chosen_once_the_model_store_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gated pipeline only from a verified pulled copy in the local store."""
+    import json
+
+    from app.models import default_manager
+    from app.models.pull import RECORD_NAME
+    from app.models.store import file_record, sha256_file
+    from app.retranscribe.diarization import COMMUNITY, pulled_community
+
+    monkeypatch.setenv("JARVIS_DATA_DIR", str(tmp_path))
+    assert pulled_community() is None
+    manager = default_manager()
+    folder = manager.store.pulled_dir(COMMUNITY)
+    files = {}
+    hub = manager.entry(COMMUNITY).hub
+    assert hub is not None
+    for spec in hub.files:
+        path = folder / spec.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(spec.path.encode())
+        files[spec.path] = file_record(path, sha256_file(path))
+    assert pulled_community() is None  # files without the pull's record are not trusted
+    (folder / RECORD_NAME).write_text(json.dumps({"files": files}))
+    assert pulled_community() == folder

@@ -68,33 +68,3 @@ def read_stm(path: Path) -> list[tuple[str, float, float, str]]:
             rows.append((f[2], float(f[3]), float(f[4]), f[5]))
     return rows
 
-
-def cp_wer(reference: dict[str, str], hypothesis: dict[str, str]) -> float:
-    """Concatenated minimum-permutation word error rate (cpWER, CHiME-6): each speaker's
-    words joined in time order, the hypothesis's speakers paired with the reference's so
-    that the errors are fewest (every word of an unpaired speaker is an error), over the
-    reference's word count. Words are compared as app.speech.asr.normalize spells them."""
-    import jiwer
-    from scipy.optimize import linear_sum_assignment
-
-    from app.speech.asr import normalize
-
-    def clean(text: str) -> str:
-        return " ".join(w for w in (normalize(t) for t in text.split()) if w)
-
-    refs = [clean(t) for t in reference.values()]
-    hyps = [clean(t) for t in hypothesis.values()]
-    size = max(len(refs), len(hyps))
-    refs += [""] * (size - len(refs))
-    hyps += [""] * (size - len(hyps))
-
-    def errors(ref: str, hyp: str) -> int:
-        if not ref or not hyp:
-            return len(ref.split()) + len(hyp.split())
-        out = jiwer.process_words(ref, hyp)
-        return int(out.substitutions + out.deletions + out.insertions)
-
-    cost = [[errors(r, h) for h in hyps] for r in refs]
-    rows, cols = linear_sum_assignment(cost)
-    total = sum(cost[r][c] for r, c in zip(rows, cols, strict=True))
-    return total / max(1, sum(len(r.split()) for r in refs))
