@@ -43,8 +43,9 @@ _REPORTING = re.compile(
 def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = None) -> str:
     """A sentence that reports the document, said as a person would: a whole sentence
     glued after the lead loses its capital ("says There are" -> "says there are"); a bare
-    value after the lead ("says 48.") becomes the cited sentence that holds it, quoted
-    after a colon, when one fits ``max_words``; otherwise the sentence is unchanged."""
+    value after the lead ("says 48."), or a piece of a cited sentence cut inside one of its
+    clauses, becomes that cited sentence whole, quoted after a colon, when it fits
+    ``max_words``; otherwise the sentence is unchanged."""
     match = _REPORTING.search(sentence)
     if match is None:
         return sentence
@@ -53,14 +54,31 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     if first[:1].isupper() and first[1:].islower() and first.lower() in STOPWORDS:
         return sentence[: match.start("rest")] + rest[0].lower() + rest[1:]
     value = rest.strip().rstrip(".!?")
-    if not value or len(value.split()) > 3:
-        return sentence
+    bare = 0 < len(value.split()) <= 3
     for source in cited:
-        quoted = f"{sentence[: match.end('lead')]}: {_end(source.strip())}"
-        fits = max_words is None or len(quoted.split()) <= max_words
-        if fits and value.lower() in source.lower():
-            return quoted
+        if bare and value.lower() in source.lower() or not bare and is_clipped(rest, source):
+            quoted = f"{sentence[: match.end('lead')]}: {_end(source.strip())}"
+            if max_words is None or len(quoted.split()) <= max_words:
+                return quoted
     return sentence
+
+
+def spoken_words(text: str) -> list[str]:
+    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
+
+
+def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
+    """``sentence`` copies a run of ``source`` that starts inside one of its clauses."""
+    said, whole = spoken_words(sentence), spoken_words(source)
+    if len(said) < min_words or said[:min_words] == whole[:min_words]:
+        return False
+    head = said[:min_words]
+    tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", source.lower())
+    for i in range(1, len(tokens) - min_words + 1):
+        if tokens[i : i + min_words] == head:
+            before = tokens[i - 1]
+            return before not in {",", ";", ":", "-", "–", "—", "(", ".", "!", "?"}
+    return False
 
 
 def limit_words(text: str, max_words: int) -> str:

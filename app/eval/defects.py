@@ -35,7 +35,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from app.backbone.utterance import on_page
+from app.backbone.utterance import is_clipped, on_page, spoken_words
 from app.language.sentences import sentences
 
 
@@ -151,7 +151,7 @@ def _reported(sentence: str, cited: Sequence[str]) -> Check:
     if lead is None:
         return _NONE
     rest = sentence[lead.end():].strip()
-    if len(_words(rest)) <= 3:
+    if len(spoken_words(rest)) <= 3:
         return DefectKind.SPLICED_VALUE, f"'{rest.rstrip('.!?')}' bare after the lead"
     if any(is_clipped(rest, c) for c in cited):
         return DefectKind.FRAGMENT, "what it says starts inside a clause of the cited sentence"
@@ -177,24 +177,6 @@ def _fragment(sentence: str, cited: Sequence[str]) -> Check:
     if clipped is not None:
         return DefectKind.FRAGMENT, "starts inside a clause of the cited sentence"
     return _NONE
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
-
-
-def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
-    """``sentence`` copies a run of ``source`` that starts inside one of its clauses."""
-    said, whole = _words(sentence), _words(source)
-    if len(said) < min_words or said[:min_words] == whole[:min_words]:
-        return False
-    head = said[:min_words]
-    tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", source.lower())
-    for i in range(1, len(tokens) - min_words + 1):
-        if tokens[i : i + min_words] == head:
-            before = tokens[i - 1]
-            return before not in {",", ";", ":", "-", "–", "—", "(", ".", "!", "?"}
-    return False
 
 
 def _placeholder(sentence: str) -> Check:

@@ -45,3 +45,16 @@ def test_a_bare_value_stays_when_no_cited_sentence_holds_it_or_fits() -> None:
     said = "Actually, the document says 48 buildings."
     assert reported_form(said, CITED, max_words=8) == said  # the quote would be 13 words
     assert reported_form(said, CITED, max_words=13).endswith("in the district.")
+
+
+def test_a_piece_cut_inside_a_cited_clause_becomes_the_whole_sentence() -> None:
+    cited = ["In the pilot, the survey found that 500 papers were read by two annotators."]
+    said = "About the pilot, the document says 500 papers were read by two annotators."
+    assert reported_form(said, cited) == (
+        "About the pilot, the document says: In the pilot, the survey found that 500 papers "
+        "were read by two annotators."
+    )
+    assert reported_form(said, cited, max_words=12) == said  # the quote would not fit
+    # a piece that starts where a clause starts is said as it is
+    whole = "The document says the survey found that 500 papers were read by two annotators."
+    assert reported_form(whole, cited) == whole
