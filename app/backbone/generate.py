@@ -8,6 +8,7 @@ from typing import Any
 
 from app.backbone.citations import holds_value, valid_sids
 from app.backbone.direct import Checked, check_sentence
+from app.backbone.prompts import copied_prompt
 from app.backbone.utterance import clean_text, reported_form
 from app.language.numbers import quantities, repeats
 from app.language.sentences import sentences
@@ -75,7 +76,9 @@ def check(
         return made
     kept: list[Checked] = []
     for raw in sentences(made.text):
-        if intent == "not_in_paper":
+        if copied_prompt(raw):
+            checked = None
+        elif intent == "not_in_paper":
             checked = _denial(raw, said)
         else:
             checked = check_sentence(document, raw, made.sids, candidates, point, said)

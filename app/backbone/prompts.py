@@ -94,6 +94,21 @@ def self_repair_task(open_issues: Sequence[tuple[int, str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Words of the prompts the model is shown, never meant to be said: a reply that copies one
+# (a placeholder of an example, a label) is not spoken.
+PROMPT_PHRASES = (
+    "the finding in a few words", "the facts of s", "document value", "what was said:",
+    "sentences to use", "newest utterance", "task monitor", "task generate", "task direct",
+    "intent:", "point:", "sentences found for it",
+)  # fmt: skip
+
+
+def copied_prompt(text: str) -> str | None:
+    """The prompt phrase ``text`` repeats, if any."""
+    lower = text.lower()
+    return next((p for p in PROMPT_PHRASES if p in lower), None)
+
+
 def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
                   answer_hint: str, answer_sid: int | None = None) -> str:
     """``answer_sid``: the sentence found to answer a question left open."""

@@ -35,6 +35,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
+from app.backbone.prompts import PROMPT_PHRASES
 from app.backbone.utterance import is_clipped, on_page, spoken_words
 from app.language.sentences import sentences
 
@@ -69,12 +70,6 @@ _GLUED = re.compile(rf"\b(?:says|said|reports|states|shows|mentions|notes|that) 
                     r" [a-z]")
 _OPENING_QUOTES = "\"'“‘(«["
 
-# Words of the prompts the model is shown, never meant to be said.
-PROMPT_PHRASES = (
-    "the finding in a few words", "the facts of s", "document value", "what was said:",
-    "sentences to use", "newest utterance", "task monitor", "task generate", "task direct",
-    "intent:", "point:", "sentences found for it",
-)  # fmt: skip
 _PLACEHOLDER = re.compile(r"<[^<>]{1,60}>|\{[^{}]{0,40}\}|\[S?\d+\]|\bS\d+\b")
 
 _LINK_WORDS = frozenset(

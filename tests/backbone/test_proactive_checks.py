@@ -215,6 +215,16 @@ def test_a_denial_denies_and_gives_no_value_of_its_own(text, said):
         assert made.text == text.split(" Tell")[0]
 
 
+@pytest.mark.parametrize(("text", "intent", "sids"), [
+    ("The document doesn't report that; I can't find the finding in a few words anywhere "
+     "in it.", "not_in_paper", ()),
+    ("Document value: 1,260 pupils.", "correct", (0,)),
+])
+def test_a_reply_that_copies_the_prompts_words_is_not_said(text, intent, sids):
+    made = checked(text, intent, sids)
+    assert not made.speak and made.text == ""
+
+
 # --- a direct question that states what the document states --------------------------------
 
 def ask(question: str, llm_reply: dict[str, Any], **ledger: Any) -> Intervention:
