@@ -29,19 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _export(args: argparse.Namespace) -> int:
     from app.session.export import export_format, render_record
-    from app.session.record import read_record_contents, sessions_dir
-    from app.session.recovery import newest_record
+    from app.session.record import read_record_contents
+    from app.session.recovery import chosen_record
 
-    record: Path | None = args.record
+    record, code = chosen_record(args.record, "Exporting")
     if record is None:
-        record = newest_record()
-        if record is None:
-            print(f"No session records in {sessions_dir()}.", file=sys.stderr)
-            return 1
-        print(f"Exporting the newest session record: {record}", file=sys.stderr)
-    if not record.is_file():
-        print(f"No such session record: {record}", file=sys.stderr)
-        return 2
+        return code
     to_stdout = args.out is not None and str(args.out) == "-"
     try:
         fmt = export_format(None if to_stdout else args.out, args.format)

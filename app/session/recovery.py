@@ -53,3 +53,21 @@ def unfinished_session(directory: Path | None = None) -> Path | None:
 def crash_hint(path: Path) -> str:
     """The offer in words for a console: what happened and the command that exports it."""
     return f"{CRASH_OFFER}: jarvis export {path}"
+
+
+def chosen_record(record: Path | None, doing: str) -> tuple[Path | None, int]:
+    """The record a command works on: the one named, else the newest (said on stderr as
+    "``doing`` the newest session record"); ``(None, exit code)`` with the reason printed
+    when there is none."""
+    import sys
+
+    if record is None:
+        record = newest_record()
+        if record is None:
+            print(f"No session records in {sessions_dir()}.", file=sys.stderr)
+            return None, 1
+        print(f"{doing} the newest session record: {record}", file=sys.stderr)
+    if not record.is_file():
+        print(f"No such session record: {record}", file=sys.stderr)
+        return None, 2
+    return record, 0

@@ -30,21 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _summarize(args: argparse.Namespace) -> int:
     from app.llm import LLMError
-    from app.session.record import sessions_dir
-    from app.session.recovery import newest_record
+    from app.session.recovery import chosen_record
     from app.summary.run import summarize_record
     from app.summary.summarize import SummaryCancelled
 
-    record: Path | None = args.record
+    record, code = chosen_record(args.record, "Summarising")
     if record is None:
-        record = newest_record()
-        if record is None:
-            print(f"No session records in {sessions_dir()}.", file=sys.stderr)
-            return 1
-        print(f"Summarising the newest session record: {record}", file=sys.stderr)
-    if not record.is_file():
-        print(f"No such session record: {record}", file=sys.stderr)
-        return 2
+        return code
 
     def progress(done: int, total: int, what: str) -> None:
         print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)

@@ -93,3 +93,16 @@ def test_a_new_session_names_the_one_that_ended_unexpectedly(data, caplog):
     caplog.clear()
     assert SessionRecord.create(label="meeting").unfinished_before is None
     assert CRASH_OFFER not in caplog.text
+
+
+def test_a_command_takes_the_record_named_else_the_newest(tmp_path, monkeypatch, capsys):
+    from app.session import recovery
+
+    monkeypatch.setattr(recovery, "sessions_dir", lambda: tmp_path)
+    assert recovery.chosen_record(None, "Exporting") == (None, 1)
+    assert "No session records" in capsys.readouterr().err
+    (tmp_path / "a.jsonl").write_text("{}\n")
+    assert recovery.chosen_record(None, "Exporting") == (tmp_path / "a.jsonl", 0)
+    assert "Exporting the newest session record" in capsys.readouterr().err
+    assert recovery.chosen_record(tmp_path / "gone.jsonl", "Exporting") == (None, 2)
+    assert "No such session record" in capsys.readouterr().err
