@@ -41,6 +41,10 @@ class TurnTuning:
     # A word outside every speaker segment takes the nearest segment's speaker within this
     # many seconds, else the speaker of the word before it.
     reach: float = 1.0
+    # Diarization and word times disagree by a word or two where speakers change: up to
+    # this many words that end a sentence left open by the previous speaker go back to it
+    # (0: words stay where their times put them).
+    sentence_words: int = 2
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,27 @@ def speaker_turns(
         else:
             groups.append((speaker, [word]))
         previous = speaker
+    groups = [g for g in finish_sentences(groups, t.sentence_words) if g[1]]
     return [
         Turn(speaker, join_words(group), group[0].start, group[-1].end, index=i)
         for i, (speaker, group) in enumerate(groups, 1)
     ]
+
+
+SENTENCE_END = (".", "?", "!")
+
+
+def finish_sentences(
+    groups: list[tuple[str, list[Word]]], most: int
+) -> list[tuple[str, list[Word]]]:
+    """A turn that opens with at most ``most`` words ending a sentence, after a turn of
+    another speaker whose last sentence is unfinished: those words finish that sentence."""
+    out = [(speaker, list(group)) for speaker, group in groups]
+    for (first, before), (second, after) in zip(out, out[1:], strict=False):
+        if first == second or not before or before[-1].text.endswith(SENTENCE_END):
+            continue
+        end = next((i for i, w in enumerate(after[:most]) if w.text.endswith(SENTENCE_END)), -1)
+        if end >= 0:
+            before.extend(after[: end + 1])
+            del after[: end + 1]
+    return out

@@ -44,3 +44,25 @@ def test_a_long_pause_starts_a_new_turn_of_the_same_speaker() -> None:
         "One. Two."
     ]
     assert speaker_turns([], SEGMENTS) == []
+
+
+def test_a_sentence_left_open_is_finished_by_its_speaker() -> None:
+    """Diarization puts the change of speaker a word early: 'I.' ends the sentence the
+    first speaker left open, and goes back to them."""
+    segments = [SpeakerSegment("R1", 0.0, 1.0), SpeakerSegment("R2", 1.0, 3.0)]
+    said = words((0.1, 0.4, "Neither"), (0.5, 0.9, "did"), (1.0, 1.2, "I."),
+                 (1.4, 1.6, "I"), (1.7, 2.0, "thought."))  # fmt: skip
+    assert [(t.speaker, t.text) for t in speaker_turns(said, segments)] == [
+        ("R1", "Neither did I."),
+        ("R2", "I thought."),
+    ]
+    kept = speaker_turns(said, segments, TurnTuning(sentence_words=0))
+    assert [t.text for t in kept] == ["Neither did", "I. I thought."]
+    # three words are more than a stray word or two: they stay where their times put them
+    said = words((0.1, 0.9, "So"), (1.0, 1.2, "you"), (1.3, 1.5, "did"), (1.6, 1.9, "it."))
+    assert [t.text for t in speaker_turns(said, segments)] == ["So", "you did it."]
+    # a turn made only of the moved words disappears, and numbering has no gap
+    said = words((0.1, 0.9, "Well"), (1.0, 1.2, "yes."), (1.6, 2.9, "Fine"))
+    turns = speaker_turns(said, segments, TurnTuning(max_gap=0.3))
+    assert [(t.index, t.speaker, t.text) for t in turns] == [(1, "R1", "Well yes."),
+                                                             (2, "R2", "Fine")]  # fmt: skip
