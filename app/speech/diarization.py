@@ -148,6 +148,7 @@ class CamppEmbedder:
     def __init__(self, weights: str | Path | None = None, threads: int | None = None) -> None:
         import torch
 
+        from app.cores import speech_threads
         from app.speech.weights import resolve
 
         path = Path(weights) if weights else resolve("diar-embedding")
@@ -155,7 +156,9 @@ class CamppEmbedder:
         model.load_state_dict(torch.load(str(path), map_location="cpu", weights_only=True))
         model.eval()
         self._model = model
-        self._threads = threads
+        # torch's pool is the process's and speech is its only user: left at every core it
+        # spins against llama.cpp and recognition (tens of times slower on a busy machine).
+        torch.set_num_threads(threads or speech_threads())
         self._lock = threading.Lock()
 
     def embed(self, windows: list[np.ndarray]) -> np.ndarray:

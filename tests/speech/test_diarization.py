@@ -179,3 +179,21 @@ def test_ami_meeting_speaker_count_and_der(diarize) -> None:
     found = {s.speaker for s in segments}
     assert abs(len(found) - len({r[0] for r in reference})) <= 1, found
     assert der(reference, segments, uem=(0.0, 60.0)) <= 0.25  # the online target
+
+
+@pytest.mark.slow
+def test_the_speaker_embedder_keeps_torch_to_speechs_share_of_the_cores() -> None:
+    import torch
+
+    from app.cores import speech_threads
+    from app.speech.diarization import CamppEmbedder
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(4)
+        CamppEmbedder(threads=1)
+        assert torch.get_num_threads() == 1
+        CamppEmbedder()
+        assert torch.get_num_threads() == speech_threads()
+    finally:
+        torch.set_num_threads(before)
