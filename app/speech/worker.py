@@ -139,6 +139,7 @@ class SpeechWorker:
         self._turn_index = 0
         self._pending_text_wake = False
         self._context = ""  # recent committed text, the decoding prompt
+        self._said_until = 0.0  # audio time the last emitted turn ended
         self._started_wall: float | None = None
         self._frame_carry = np.zeros(0, np.float32)
         self._carry_sample = 0
@@ -454,6 +455,10 @@ class SpeechWorker:
         for speaker, group in split_by_speaker(committed, segments):
             start = turn.start if group is committed or group[0] is committed[0] else group[0].start
             end = step.end if group[-1] is committed[-1] else group[-1].end
+            # Turns never overlap: a turn's pre-roll or Whisper's word times can reach back
+            # into the turn before.
+            start = min(max(start, self._said_until), end)
+            self._said_until = end
             direct = wake_time is not None and start - 0.3 <= wake_time <= end + 0.3
             self._turn_index += 1
             turn_event = Turn(speaker, join_words(group), start, end, direct, self._turn_index)
