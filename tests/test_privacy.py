@@ -211,6 +211,12 @@ def load_every_model() -> None:
     WhisperTranscriber().transcribe(tone, 0.0)
     Embedder().encode(["Planted roofs were cooler."])
     LlamaBackend(resolve_model_path(None)).close()
+    try:  # pyannote.audio (the retranscription's diarization) ships OpenTelemetry metrics
+        from app.retranscribe.diarization import OfflineDiarizer
+    except ImportError:
+        print("pyannote.audio is not installed: offline diarization not loaded", flush=True)
+    else:
+        OfflineDiarizer()(np.concatenate([tone, tone]))
     print("every model loaded", flush=True)
 
 
