@@ -13,13 +13,27 @@ from dataclasses import dataclass
 
 from app.events import PlaybackReceipt
 from app.settings import VoiceSettings
-from app.voice.engines import open_engine
+from app.voice.engines import TTSEngine, open_engine
 from app.voice.errors import PlaybackError, VoiceError
 from app.voice.player import Player
 from app.voice.sinks import AudioSink
 
 TEST_SENTENCE = "Hello, I'm Jarvis. This is how I will sound in your meeting."
 TRIAL_ID = "voice-test"
+
+# Each voice tried is opened once and kept for the process: trying voices again and again
+# never creates and frees ONNX Runtime sessions on worker threads while others are freed
+# by the garbage collector elsewhere (a race that can bring the process down).
+_opened: dict[VoiceSettings, TTSEngine] = {}
+_opening = threading.Lock()
+
+
+def trial_engine(settings: VoiceSettings) -> TTSEngine:
+    """The engine for ``settings``, opened on first use as the meeting would open it."""
+    with _opening:
+        if settings not in _opened:
+            _opened[settings] = open_engine(settings)
+        return _opened[settings]
 
 
 @dataclass(frozen=True)
@@ -37,7 +51,7 @@ def say_test_sentence(
 ) -> Trial:
     """Synthesise ``text`` with ``settings``' voice and play it on ``sink`` (closed after);
     blocks until it has been played. Raises ``VoiceError`` with a message for the user."""
-    engine = open_engine(settings)
+    engine = trial_engine(settings)
     errors: list[VoiceError] = []
     receipts: list[PlaybackReceipt] = []
     over = threading.Event()
