@@ -56,7 +56,7 @@ from pathlib import Path
 
 try:
     import torchaudio  # noqa: F401
-except OSError:
+except (OSError, ImportError, RuntimeError):  # its native libraries do not load
     spec = importlib.util.find_spec("torchaudio")
     lib = Path(spec.origin).parent / "lib"
     for native in lib.glob("*.so"):
