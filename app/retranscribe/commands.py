@@ -33,11 +33,11 @@ def _say(line: str) -> None:
 def _retranscribe(args: argparse.Namespace) -> int:
     from app.retranscribe.run import RetranscribeError, retranscribe
     from app.session.export import export_format
+    from app.session.recovery import chosen_record
 
-    record: Path = args.record
-    if not record.is_file():
-        print(f"No such session record: {record}", file=sys.stderr)
-        return 2
+    record, code = chosen_record(args.record, "Re-running")
+    if record is None:
+        return code
     try:
         export_format(args.out)
     except ValueError as exc:
