@@ -11,7 +11,7 @@ of the overlapping speech holds the mic path for the CPU time it took, as it hol
 speech worker's thread in the app, so the latencies include it.
 
 Every clip is labelled once by the app's Whisper model on the clean clip (cached next to
-the results): a backchannel (SPEC §5, app.text.is_backchannel), no words (a hum, a laugh,
+the results): a backchannel (SPEC §5, app.language.talk.is_backchannel), no words (a hum, a laugh,
 a breath), or other words. Trials: full interruptions (RTTM segments of >= 2.5 s, up to
 6 s of them, with words, in which the VAD hears >= 1 s of speech with the agent silent;
 the others are left out and listed in the JSON),
@@ -56,8 +56,8 @@ from app.events import (  # noqa: E402
 )
 from app.floor import FloorFSM, Stop  # noqa: E402
 from app.floor.outputs import Command, Play  # noqa: E402
+from app.language.talk import is_backchannel  # noqa: E402
 from app.settings import FloorSettings, SpeechSettings, VoiceSettings  # noqa: E402
-from app.text import is_backchannel  # noqa: E402
 from app.voice import CachingEngine, MemorySink, Player, open_engine  # noqa: E402
 
 RATE = 16000

@@ -38,9 +38,9 @@ from app.backbone.transcript import Line  # noqa: E402
 from app.document import open_document  # noqa: E402
 from app.embedding import get_embedder  # noqa: E402
 from app.eval.dataset import Event, read_set  # noqa: E402
-from app.eval.text import contains_any  # noqa: E402
+from app.language.talk import is_backchannel  # noqa: E402
+from app.language.values import contains_any  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from app.text import is_backchannel  # noqa: E402
 
 WINDOW = 5  # turns after the onset that belong to an event (BENCHMARK.md)
 

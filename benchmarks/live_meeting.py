@@ -1,7 +1,7 @@
 """The whole app in a live room: benchmark conversations spoken aloud, played in real time.
 
     python benchmarks/live_meeting.py SET_DIR --out DIR [--documents d01,d03] [--limit N]
-        [--direct K] [--compare-replay] [--model SPEC] [--speed X] [--room]
+        [--direct K] [--compare-replay | --replay-from DIR] [--model SPEC] [--speed X] [--room]
 
 Each conversation of a set in the ``BENCHMARK.md`` format is rendered to one
 multi-speaker 16 kHz recording (``benchmarks/live/render.py``; cached by content hash
@@ -65,6 +65,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--direct", type=int, default=2, help="direct questions per conversation")
     p.add_argument("--qa", type=Path, help="QA items (default: qa*.jsonl beside or above the set)")
     p.add_argument("--compare-replay", action="store_true", help="also run the text replay")
+    p.add_argument("--replay-from", type=Path,
+                   help="compare with the decisions.jsonl of an earlier text replay of the "
+                        "same set instead of running it again")  # fmt: skip
     p.add_argument("--model", help="model name, .gguf path or http://host:port/v1 URL")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (1 = real time)")
     p.add_argument("--room", action="store_true", help="room noise and reverberation")
@@ -186,6 +189,21 @@ def run_replay(args: argparse.Namespace, benchmark: BenchmarkSet, settings: Sett
     return report
 
 
+def earlier_replay(args: argparse.Namespace, benchmark: BenchmarkSet,
+                   similarity: Any) -> ReplayReport | None:  # fmt: skip
+    """The scored decisions of an earlier replay, limited to this run's conversations."""
+    if args.replay_from is None:
+        return None
+    from app.eval.records import read_decisions
+
+    folder = args.replay_from
+    path = folder / "decisions.jsonl" if folder.is_dir() else folder
+    kept = {(case.name, c.name, t.turn) for case in benchmark.documents
+            for c in case.conversations for t in c.turns[: args.limit]}  # fmt: skip
+    decisions = [d for d in read_decisions(path) if (d.document, d.conversation, d.turn) in kept]
+    return score_replay(benchmark, decisions, similarity)
+
+
 # --- summary ------------------------------------------------------------------------------
 
 
@@ -289,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
             "mic_buffer": args.mic_buffer,
             "similarity": args.similarity}  # fmt: skip
     write_replay_report(report, args.out, meta)
-    replayed = run_replay(args, benchmark, settings, similarity) if args.compare_replay else None
+    replayed = earlier_replay(args, benchmark, similarity)
+    if replayed is None and args.compare_replay:
+        replayed = run_replay(args, benchmark, settings, similarity)
     data = summary(benchmark, runs, report, replayed, meta)
     (args.out / "live.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     (args.out / "live.md").write_text(live_markdown(data), encoding="utf-8")

@@ -33,9 +33,9 @@ from app.events import (
     WakeEvent,
 )
 from app.floor import Command, FloorFSM, Play, RequestDirectAnswer, Stop
+from app.language.talk import is_backchannel
 from app.speech.audio import AudioBlock, FileSource, load_audio
 from app.speech.echo import SelfVoiceReference
-from app.text import is_backchannel
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.slow

@@ -3,8 +3,7 @@
 
 Text is compared as ``app.language.numbers.canonical_tokens``: lower case, punctuation and
 articles dropped, every number expression merged into one token holding its value, so
-"120" and "one hundred twenty" compare equal. The value checks themselves are
-``app.language.values`` (re-exported here for the benchmarks).
+"120" and "one hundred twenty" compare equal.
 """
 
 from __future__ import annotations
@@ -12,18 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from app.language.numbers import canonical_tokens
-from app.language.talk import is_abstention
-from app.language.values import contains_any, contains_value
 from app.language.words import FUNCTION_WORDS
-
-__all__ = [
-    "canonical_tokens",
-    "contains_any",
-    "contains_value",
-    "is_abstention",
-    "overlap_coefficient",
-    "token_f1",
-]
 
 
 def token_f1(prediction: str, gold: str) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.backbone.text import sentences
+from app.language.sentences import sentences
 
 _WORD = r"[A-Z][a-zA-Z'\-]+"
 _NAME = rf"(?P<name>{_WORD}(?: {_WORD})?)"

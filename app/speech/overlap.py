@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from app.events import OverlapTranscript, VadEvent, VadKind
-from app.text import is_backchannel
+from app.language.talk import is_backchannel
 
 RATE = 16000
 

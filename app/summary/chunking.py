@@ -11,9 +11,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.backbone.text import sentences
 from app.backbone.transcript import Line
 from app.document.segment import cjk_letters
+from app.language.sentences import sentences
 from app.summary.meeting import SpokenTurn
 
 # Characters per token of transcript text: spoken English with its short words and

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.backbone.text import content_tokens, is_number_token
+from app.language.words import content_tokens, is_number_token
 from app.summary.meeting import SpokenTurn
 
 # How minutes report talk rather than what was said: "the group discussed", "Ken

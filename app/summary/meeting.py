@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.language.talk import is_backchannel
 from app.session.delivery import InterventionFate, intervention_fates, intervention_id
 from app.session.export import record_notes, speaker_names
 from app.session.record import RecordContents, read_record_contents
-from app.text import is_backchannel
 
 # Sounds that carry no words; dropped from the cleaned transcript (backchannel turns made
 # only of them are dropped whole by ``is_backchannel``).

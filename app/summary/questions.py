@@ -1,6 +1,6 @@
 """Questions the meeting raised and never answered, and whether the document answers them.
 
-A question is found the way the agent finds one during the meeting (``app.backbone.text``:
+A question is found the way the agent finds one during the meeting (``app.language.talk``:
 a question about something, not a call for the room's attention). It stays open when no
 reply by someone else in the next few turns answers it (the first that does not ask back
 decides, by the detectors' test of a reply that leaves a question open) and the agent's
@@ -17,21 +17,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.detectors import _leaves_open, question_point
-from app.backbone.numbers import quantities
-from app.backbone.text import (
-    QUESTION_WORDS,
-    asks_about_document,
-    contains_question,
-    content_tokens,
-    reports_failed_recall,
-    words,
-)
 from app.backbone.transcript import Transcript
 from app.events import Citation, Turn
+from app.language.numbers import quantities
+from app.language.talk import (
+    asks_about_document,
+    contains_question,
+    is_backchannel,
+    reports_failed_recall,
+)
+from app.language.words import QUESTION_WORDS, content_tokens, words
 from app.session.delivery import Delivery
 from app.settings import Settings, UtteranceStyle
 from app.summary.meeting import Contribution, Meeting, SpokenTurn
-from app.text import is_backchannel
 
 ANSWERING_INTENTS = ("answer", "missing")  # an agent intervention that gives a fact asked for
 CONTEXT_TURNS = 2  # turns before a question the answer path sees ("which one was that?")

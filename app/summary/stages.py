@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.stage import StageReply, call
-from app.backbone.text import sentences
+from app.language.sentences import sentences
 from app.summary import prompts, schemas
 from app.summary.chunking import Chunk
 from app.summary.grounding import ActionItem, Statement

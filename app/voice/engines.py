@@ -20,8 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
+from app.language.sentences import sentences as split_sentences
 from app.settings import VoiceSettings
-from app.text import split_sentences
 from app.voice.errors import SynthesisError, VoiceModelError
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ import numpy as np
 
 from app.clock import Clock, RealClock
 from app.events import PlaybackReceipt
+from app.language.sentences import sentences as split_sentences
 from app.settings import VoiceSettings
-from app.text import split_sentences
 from app.voice.engines import TTSEngine
 from app.voice.errors import PlaybackError, VoiceError
 from app.voice.sinks import AudioSink

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from app.eval.dataset import ScriptTurn
+from app.language.talk import is_backchannel
 from app.settings import VoiceSettings
 from app.speech.audio import TARGET_RATE, resample
-from app.text import is_backchannel
 
 RENDER_VERSION = 1
 WAKE_PHRASE = "Hey Jarvis, "

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from app.eval.scoring import is_backchannel
-from app.eval.text import is_abstention
+from app.language.talk import is_abstention
 from benchmarks.sets.sources import Dialogue
 
 _MARKUP = re.compile(r"\{[a-z_]+\}|\[[a-z_ ]+\]|<[^>]*>")

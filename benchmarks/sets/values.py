@@ -21,7 +21,8 @@ from enum import StrEnum
 
 from app.document.segment import NEVER_FINAL, sentence_text, words_from_text
 from app.document.segment import split_sentences as segment_sentences
-from app.eval.text import canonical_tokens, contains_value
+from app.language.numbers import canonical_tokens
+from app.language.values import contains_value
 
 NUMBER = re.compile(
     r"(?<![\w.,/\-§])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(%| percent\b)?"

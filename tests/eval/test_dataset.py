@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.eval.dataset import BenchmarkFormatError, read_qa, read_set
-from app.eval.text import is_abstention
+from app.language.talk import is_abstention
 from app.language.values import contains_any, contains_value
 from tests.conftest import shared_path
 from tests.eval import tiny_set

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.eval.text import is_abstention, overlap_coefficient, token_f1
+from app.eval.text import overlap_coefficient, token_f1
 from app.language.numbers import canonical_tokens
+from app.language.talk import is_abstention
 from app.language.values import contains_value
 
 SAME_NUMBER = [

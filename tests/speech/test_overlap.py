@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from app.events import OverlapTranscript, VadEvent, VadKind
+from app.language.talk import is_backchannel
 from app.speech.overlap import OverlapListener, OverlapTuning, collapse_repeats
-from app.text import is_backchannel
 
 F = 512
 DT = F / 16000  # 0.032 s

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.signal import resample_poly
 
+from app.language.words import tokens
 from app.settings import VoiceSettings
-from app.text import tokens
 from app.voice import CachingEngine, VoiceModelError, open_engine
 from app.voice.engines import is_english, pick_voice, voice_language
 
