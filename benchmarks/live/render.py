@@ -129,6 +129,14 @@ class Voices:
                                resolve_file("piper-joe", "config"))  # fmt: skip
 
     @cached_property
+    def _piper_name(self) -> str:
+        """Named as the agent's Piper engine names it, so the agent's own is left out."""
+        from app.models import resolve_file
+        from app.voice.engines import PIPER_MODEL, piper_voice_name
+
+        return f"piper:{piper_voice_name(resolve_file(PIPER_MODEL, 'model'))}"
+
+    @cached_property
     def agent_voice(self) -> str:
         """The voice the agent speaks with: the engine it opens, as it opens it."""
         from app.voice.engines import open_engine
@@ -141,7 +149,7 @@ class Voices:
         kokoro = [f"kokoro:{v}" for v in self._kokoro.voices.keys()]
         female = [v for v in kokoro if v.split(":")[1][1:2] == "f"]
         male = [v for v in kokoro if v.split(":")[1][1:2] != "f"]
-        ordered = ["piper:joe", *_interleave(female, male)]  # joe is a male voice
+        ordered = [self._piper_name, *_interleave(female, male)]  # joe is a male voice
         ordered = [v for v in ordered if v != self.agent_voice]
         if not ordered:
             raise RuntimeError("no installed voice is left for the participants")

@@ -161,3 +161,20 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     [record], first_audio = score.direct_answers(rendering, log, {"q1": item}, "I can't say.")
     assert first_audio == pytest.approx([3.0])  # question end 8.0 s -> first word 11.0 s
     assert record.action == "answer" and record.correct and record.total_ms == pytest.approx(5000)
+
+
+@pytest.mark.slow
+def test_participants_never_speak_with_the_agents_voice() -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live.render import Voices
+
+    from app.models import resolve_file
+    from app.voice.engines import PIPER_MODEL, piper_voice_name
+
+    voices = Voices()
+    assert voices.names, "no participant voice"
+    # Every voice is named as its engine names it, so the comparison below means something.
+    piper = {f"piper:{piper_voice_name(resolve_file(PIPER_MODEL, 'model'))}"}
+    assert all(n in piper for n in voices.names if n.startswith("piper:"))
+    assert voices.agent_voice not in voices.names
+    assert set(voices.cast(["S1", "S2", "S3"]).values()) <= set(voices.names)
