@@ -153,6 +153,16 @@ class InterventionKind(str, Enum):
     DIRECT = "direct"
 
 
+class Intent(StrEnum):
+    """What an intervention does for the room."""
+
+    CORRECT = "correct"  # states the document's fact against a wrong one
+    MISSING = "missing"  # gives a fact the room asked for or could not recall
+    NOT_IN_DOCUMENT = "not_in_paper"  # says the document does not settle the point
+    ANSWER = "answer"  # a direct answer to "Hey Jarvis, ..."
+    ABSTAIN = "abstain"  # a direct question the document does not answer
+
+
 @dataclass(frozen=True)
 class Intervention:
     """Something the agent wants to say, with what it cites and when it was decided."""
@@ -161,7 +171,7 @@ class Intervention:
     kind: InterventionKind
     text: str
     claim: str = ""
-    intent: str = ""  # correct / missing / not_in_paper / answer
+    intent: str = ""  # an Intent, "" for none
     topic: str = ""
     citations: tuple[Citation, ...] = ()
     decided_turn: int = -1
@@ -237,10 +247,19 @@ class SettingsChanged:
     time: float = 0.0  # session clock, seconds
 
 
+class ReceiptStatus(StrEnum):
+    """Where the playback of one intervention stands."""
+
+    STARTED = "started"  # the first sample reached the speaker
+    FINISHED = "finished"  # played to the end
+    STOPPED = "stopped"  # cut short (barge-in, the user, a newer intervention)
+    FAILED = "failed"  # the voice could not play it
+
+
 @dataclass(frozen=True)
 class PlaybackReceipt:
     intervention_id: str
-    status: str  # "started", "finished", "stopped", "failed"
+    status: ReceiptStatus
     delivered_seconds: float = 0.0
     sentence_index: int = 0
     time: float = 0.0

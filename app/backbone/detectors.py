@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from app.backbone.verdict import Status
 from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
 from app.language.stems import root
@@ -35,7 +36,7 @@ from app.language.words import content_tokens
 @dataclass(frozen=True)
 class Proposal:
     detector: str  # "number", "name", "unsupported", "open_question"
-    status: str
+    status: Status
     claim: str
     predicted_answer: str
     sids: tuple[int, ...]
@@ -206,7 +207,7 @@ def number_mismatch(
                             )[:1]:
                 thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
                 out.append(Proposal(
-                    "number", "incorrect_info", _clause_with(utterance, q.raw), d.raw,
+                    "number", Status.INCORRECT, _clause_with(utterance, q.raw), d.raw,
                     (sentence.sid,),
                     key=f"qty {thing} " + " ".join(sorted(shared)[:4]),
                     note=f'the utterance says "{q.raw}" but [S{sentence.sid}] says "{d.raw}"',
@@ -239,7 +240,7 @@ def name_mismatch(
             right = min(others, key=lambda o: (-o[1], facts.frequency(o[0]),
                                                not _shaped(o[0])))[0]
             return [Proposal(
-                "name", "incorrect_info", f"what the document names instead of {wrong}", right,
+                "name", Status.INCORRECT, f"what the document names instead of {wrong}", right,
                 (sentence.sid,), key=f"name {wrong.lower()}",
                 note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
                 said=wrong,
@@ -265,7 +266,7 @@ def unsupported_finding(
         return []  # the document talks about exactly this: leave it to the other checks
     what = (missing_names or [q.raw for q in missing_numbers])[0]
     return [Proposal(
-        "unsupported", "not_in_paper", _clause_with(utterance, what), "", (),
+        "unsupported", Status.NOT_IN_DOCUMENT, _clause_with(utterance, what), "", (),
         key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
         note=f'"{what}" appears nowhere in the document',
         said=what,
@@ -297,7 +298,7 @@ def open_question(
     # The model gets the best guess and the question's next hits to answer from.
     sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:3])]))[:3]
     return [Proposal(
-        "open_question", "missing_info", question_point(asked), "", sids,
+        "open_question", Status.MISSING, question_point(asked), "", sids,
         key=question_key(asked),
         note=f"the question was left unanswered; [S{best.sid}] may answer it",
     )]

@@ -10,6 +10,7 @@ from app.backbone.citations import holds_value, valid_sids
 from app.backbone.direct import Checked, check_sentence
 from app.backbone.prompts import copied_prompt
 from app.backbone.utterance import clean_text, reported_form
+from app.events import Intent
 from app.language.numbers import quantities, repeats
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, negated
@@ -27,9 +28,9 @@ class Generated:
 
 
 def word_limit(intent: str, settings: UtteranceSettings) -> int | None:
-    if intent == "correct":
+    if intent == Intent.CORRECT:
         return settings.max_words_correction
-    if intent == "not_in_paper":
+    if intent == Intent.NOT_IN_DOCUMENT:
         return settings.max_words_misattribution
     return None  # a missing fact is given completely
 
@@ -47,7 +48,7 @@ def parse(
         return Generated(False, reason="generate: empty text")
     raw = data.get("quote_sids") or []
     sids = valid_sids(document, raw if isinstance(raw, list) else [])
-    if intent == "not_in_paper":
+    if intent == Intent.NOT_IN_DOCUMENT:
         sids = ()  # nothing in the document states it: nothing to cite
         if not negated(text):
             return Generated(False, reason="generate: does not say the document lacks it")
@@ -78,7 +79,7 @@ def check(
     for raw in sentences(made.text):
         if copied_prompt(raw):
             checked = None
-        elif intent == "not_in_paper":
+        elif intent == Intent.NOT_IN_DOCUMENT:
             checked = _denial(raw, said)
         else:
             checked = check_sentence(document, raw, made.sids, candidates, point, said)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.backbone.verdict import Status
 from app.language.sentences import sentences
 from app.language.talk import Talk, contains_question, is_question, reports_failed_recall, says
 from app.language.values import value_present
@@ -33,14 +34,14 @@ def _adds_words(text: str, raising: Sequence[str]) -> bool:
 
 
 def check(
-    status: str,
+    status: Status,
     value: str,
     recent: Sequence[str],
     raising: Sequence[str],
     min_share: float,
 ) -> GuardResult:
     """Decide whether the last turns (``recent``, oldest first) really resolve the claim."""
-    if status == "not_in_paper":
+    if status == Status.NOT_IN_DOCUMENT:
         for i in range(len(recent) - 1, -1, -1):
             text = recent[i]
             if says(Talk.RETRACTION, text) and not is_question(text):
@@ -70,9 +71,9 @@ def _leaves_open(text: str) -> bool:
     return contains_question(text) or reports_failed_recall(text)
 
 
-def could_close(status: str, value: str, recent: Sequence[str], min_share: float) -> bool:
+def could_close(status: Status, value: str, recent: Sequence[str], min_share: float) -> bool:
     """Cheap precheck: is a model call able to close the claim at all this turn?"""
-    if status == "not_in_paper":
+    if status == Status.NOT_IN_DOCUMENT:
         return any(says(Talk.RETRACTION, t) for t in recent)
     if not value.strip():
         return not (recent and _leaves_open(recent[-1]))

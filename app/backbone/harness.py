@@ -27,14 +27,16 @@ from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble, clean_text, quote_lead
-from app.backbone.verdict import INTENT_OF_STATUS, Verdict
+from app.backbone.verdict import INTENT_OF_STATUS, Status, Verdict
 from app.backbone.veto import correction_veto
 from app.events import (
     AnswerDelta,
     Decision,
+    Intent,
     Intervention,
     InterventionKind,
     PlaybackReceipt,
+    ReceiptStatus,
     Turn,
 )
 from app.language.numbers import quantities
@@ -51,7 +53,7 @@ from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 from app.settings import ContextMode, Settings
 
-DELIVERED = frozenset({"started", "finished", "stopped"})
+DELIVERED = frozenset({ReceiptStatus.STARTED, ReceiptStatus.FINISHED, ReceiptStatus.STOPPED})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
@@ -310,9 +312,10 @@ class Backbone:
         self._delivered.add(intervention.id)
         index = max(intervention.decided_turn, self._next_index - 1)
         self.transcript.append(index, AGENT, intervention.text, agent=True)
-        if intervention.kind is InterventionKind.DIRECT and intervention.intent == "answer":
+        if intervention.kind is InterventionKind.DIRECT and intervention.intent == Intent.ANSWER:
             sids = tuple(c.sid for c in intervention.citations)
-            self.ledger.record_delivery(Delivery(index, -1, "missing", intervention.text, sids))
+            delivery = Delivery(index, -1, Intent.MISSING, intervention.text, sids)
+            self.ledger.record_delivery(delivery)
 
     # --- stages -------------------------------------------------------------------------
 
@@ -431,7 +434,7 @@ class Backbone:
                                       sids[0] if asked is not None else None)
         # A finding no sentence states, found by the detector and confirmed by the model:
         # there is nothing to abstain over (the reply says the document does not state it).
-        unsupported = intent == "not_in_paper" and claim.key.startswith("unsupported ")
+        unsupported = intent == Intent.NOT_IN_DOCUMENT and claim.key.startswith("unsupported ")
         must_speak = checked or unsupported or asked is not None
         reply = self._call("generate", self.system, user,
                            schemas.generate_schema(allow_abstain=not must_speak),
@@ -492,10 +495,10 @@ class Backbone:
         """The sentences to generate from, and the open-question proposal behind a gap:
         one the detector found an answer sentence for and the monitor confirmed, whose
         answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
-        if intent == "not_in_paper":
+        if intent == Intent.NOT_IN_DOCUMENT:
             return [], None
         sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
-        asked = self._asked.get(claim.key) if intent == "missing" else None
+        asked = self._asked.get(claim.key) if intent == Intent.MISSING else None
         if asked is not None:
             sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
         return sids, asked
@@ -536,7 +539,7 @@ class Backbone:
 
     def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
         """The claim's value sits verbatim in a sentence the generation is given."""
-        if claim.status not in ("incorrect_info", "missing_info"):
+        if claim.status not in (Status.INCORRECT, Status.MISSING):
             return False
         return any(holds_value(self.document, s, claim.predicted_answer) for s in sids)
 

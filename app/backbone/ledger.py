@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.backbone.identity import Identity, Similarity, claim_key, match_score
-from app.backbone.verdict import ACTIONABLE, Verdict
-from app.events import Setting, SettingsChanged
+from app.backbone.verdict import ACTIONABLE, Status, Verdict
+from app.events import Intent, Setting, SettingsChanged
 from app.settings import LedgerSettings, Patience
 
 
@@ -19,7 +19,7 @@ from app.settings import LedgerSettings, Patience
 class Claim:
     cid: int
     text: str
-    status: str  # the last actionable status reported on it
+    status: Status  # the last actionable status reported on it
     key: str
     sids: set[int]
     persistence: int
@@ -153,7 +153,7 @@ class ClaimLedger:
             return GateResult(False, f"monitor: {claim.status}")
         if claim.exhausted:
             return GateResult(False, f"C{claim.cid} given up after rollbacks")
-        if claim.spoken_turn is not None and claim.status == "missing_info":
+        if claim.spoken_turn is not None and claim.status == Status.MISSING:
             return GateResult(False, f"already spoken on turn {claim.spoken_turn}")
         if claim.persistence < tau:
             return GateResult(False, f"gate: waiting {claim.persistence}/{tau}")
@@ -197,10 +197,10 @@ class ClaimLedger:
 
     def already_delivered(self, intent: str, sids: tuple[int, ...]) -> Delivery | None:
         """A missing fact whose every cited sentence the agent has already spoken."""
-        if intent != "missing" or not sids:
+        if intent != Intent.MISSING or not sids:
             return None
         for past in self.deliveries:
-            if past.intent == "missing" and set(sids) <= set(past.sids):
+            if past.intent == Intent.MISSING and set(sids) <= set(past.sids):
                 return past
         return None
 

@@ -9,7 +9,7 @@ from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal, question_key, question_point
 from app.backbone.schemas import MAX_SIDS
 from app.backbone.utterance import clean_text
-from app.backbone.verdict import ACTIONABLE, STATUSES, Verdict
+from app.backbone.verdict import ACTIONABLE, NON_ACTIONABLE, STATUSES, Status, Verdict
 from app.language.talk import asks_about_document
 
 MAX_CLAIM_CHARS = 120
@@ -23,16 +23,15 @@ def _text(data: dict[str, Any], key: str, limit: int = 300) -> str:
 def parse(
     data: dict[str, Any], document: Any, proposals: Sequence[Proposal], utterance: str = ""
 ) -> Verdict:
-    status = data.get("status")
-    if status not in STATUSES:
-        status = "off_document"
+    raw = data.get("status")
+    status = Status(raw) if raw in STATUSES else Status.OFF_DOCUMENT
     claim = _text(data, "claim", MAX_CLAIM_CHARS)
     raw_sids = data.get("answer_sids") or []
     sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
     # Reference markers are not part of the value (the spoken text drops them).
     predicted = clean_text(_text(data, "predicted_answer")).strip(" .,;:")
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
-    if status in ("not_in_paper", "on_progress", "off_document", "stale"):
+    if status in (Status.NOT_IN_DOCUMENT, *NON_ACTIONABLE):
         sids, predicted = (), ""
     confirmed = next((p for p in proposals if p.status == status), None)
     if confirmed is None and not claim and status in ACTIONABLE and proposals:
@@ -40,12 +39,12 @@ def parse(
         confirmed = proposals[0]
         status = confirmed.status
     asked = question_point(utterance)[:MAX_CLAIM_CHARS] if asks_about_document(utterance) else ""
-    if status in ("incorrect_info", "not_in_paper") and confirmed is None and asked:
-        status = "missing_info"  # a question asks for a fact; it asserts nothing
+    if status in (Status.INCORRECT, Status.NOT_IN_DOCUMENT) and confirmed is None and asked:
+        status = Status.MISSING  # a question asks for a fact; it asserts nothing
     if confirmed is None:
         # A question is the point whatever the model calls it: its key keeps the claim
         # the same when the next turn's detector reports it still open.
-        key = question_key(utterance) if status == "missing_info" and asked else ""
+        key = question_key(utterance) if status == Status.MISSING and asked else ""
         return Verdict(status, (claim or asked) if key else claim, evidence, predicted, sids,
                        key=key)
     merged = tuple(dict.fromkeys([*confirmed.sids, *sids]))[:MAX_SIDS]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.backbone.transcript import Line
+from app.events import Intent
 
 INSTRUCTIONS = """\
 You are Jarvis, a quiet assistant in a meeting where people discuss one document.
@@ -120,13 +121,13 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
     if answer_sid is not None and not answer_hint:
         lines.append(f"Answer the question with the facts of S{answer_sid} in one spoken "
                      f'sentence, like: "The document says <the facts of S{answer_sid}>."')
-    if intent == "not_in_paper":
+    if intent == Intent.NOT_IN_DOCUMENT:
         lines.append("Write text like: \"The document doesn't report that; I can't find "
                      "<the finding in a few words> anywhere in it.\"")
     if answer_hint:
         lines.append(f"document value: {answer_hint}")
         # Small models copy a concrete pattern far better than they follow a rule.
-        lead = "Actually, the document says" if intent == "correct" else "The document says"
+        lead = "Actually, the document says" if intent == Intent.CORRECT else "The document says"
         lines.append(f'Write text as one spoken sentence with the value, like: '
                      f'"{lead} {answer_hint}."')
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.backbone.detectors import DocumentFacts, named_terms, same_matter
+from app.events import Intent
 from app.language.numbers import quantities
 from app.language.sentences import sentences
 from app.language.talk import rejected
@@ -27,7 +28,7 @@ from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 
 # Intents that tell a speaker they are wrong (a missing fact contradicts nobody).
-CONTRADICTING = frozenset({"correct", "not_in_paper"})
+CONTRADICTING = frozenset({Intent.CORRECT, Intent.NOT_IN_DOCUMENT})
 
 
 class Veto(Protocol):

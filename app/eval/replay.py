@@ -18,7 +18,7 @@ from typing import IO, Protocol
 
 from app.eval.dataset import BenchmarkSet, ScriptTurn
 from app.eval.records import DecisionRecord, read_decisions
-from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
+from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, ReceiptStatus, Turn
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,8 @@ def record_decision(
 
 def deliver(backbone: ReplayBackbone, intervention: Intervention, turn: Turn) -> None:
     seconds = len(intervention.text.split()) / SPEECH_WORDS_PER_SECOND
-    receipt = PlaybackReceipt(intervention.id, "finished", seconds, 0, turn.end + seconds)
+    end = turn.end + seconds
+    receipt = PlaybackReceipt(intervention.id, ReceiptStatus.FINISHED, seconds, 0, end)
     backbone.on_delivered(intervention, receipt)
 
 

@@ -18,6 +18,7 @@ from app.events import (
     InterventionKind,
     OverlapTranscript,
     PlaybackReceipt,
+    ReceiptStatus,
     Setting,
     SettingsChanged,
     Turn,
@@ -529,20 +530,22 @@ class FloorFSM:
 
     def _receipt(self, r: PlaybackReceipt, now: float) -> None:
         p = self.playing
-        if p is None or r.intervention_id != p.slot.intervention.id or r.status == "started":
+        if p is None or r.intervention_id != p.slot.intervention.id:
+            return
+        if r.status == ReceiptStatus.STARTED:
             return
         self.playing, self.played_until = None, now
         a = self._streamed(p.slot.intervention.generation) if p.slot.direct else None
-        if a is not None and r.status == "finished":
+        if a is not None and r.status == ReceiptStatus.FINISHED:
             self._heard(a, p.slot, r, now)
             return
         if p.slot.intervention.citations:
             self._emit(ClearCitation())
         slot = replace(p.slot, intervention=a.intervention()) if a is not None else p.slot
-        if r.status == "failed":
+        if r.status == ReceiptStatus.FAILED:
             self._drop(slot, "playback_failed")
         else:
-            complete = r.status == "finished"
+            complete = r.status == ReceiptStatus.FINISHED
             self._emit(Delivered(slot.intervention, r, complete))
             if not complete and p.stop_reason == "barge_in":
                 self._recover(slot, r, now)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.clock import Clock
-from app.events import Intervention, PlaybackReceipt
+from app.events import Intervention, PlaybackReceipt, ReceiptStatus
 
 WORDS_PER_SECOND = 2.5
 
@@ -38,15 +38,17 @@ class TextOnlyPlayer:
 
     def _run(self, text: str, intervention: Intervention, cancel: threading.Event) -> None:
         start = self._clock.now()
-        self._emit(PlaybackReceipt(intervention.id, "started", 0.0, 0, start))
+        self._emit(PlaybackReceipt(intervention.id, ReceiptStatus.STARTED, 0.0, 0, start))
         duration = max(1.0, len(text.split()) / WORDS_PER_SECOND)
         while self._clock.now() - start < duration:
             if cancel.is_set():
                 heard = self._clock.now() - start
-                self._emit(PlaybackReceipt(intervention.id, "stopped", heard, 0, self._clock.now()))
+                now = self._clock.now()
+                self._emit(PlaybackReceipt(intervention.id, ReceiptStatus.STOPPED, heard, 0, now))
                 return
             cancel.wait(0.05)  # wall-clock wait: never drives a simulated clock
-        self._emit(PlaybackReceipt(intervention.id, "finished", duration, 0, self._clock.now()))
+        now = self._clock.now()
+        self._emit(PlaybackReceipt(intervention.id, ReceiptStatus.FINISHED, duration, 0, now))
 
     def stop(self) -> None:
         self._cancel.set()

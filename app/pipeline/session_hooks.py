@@ -18,6 +18,7 @@ from app.events import (
     Intervention,
     MeetingAudio,
     PlaybackReceipt,
+    ReceiptStatus,
     SettingsChanged,
     SpeakerRenamed,
     Turn,
@@ -94,7 +95,7 @@ class SessionHooks:
 
     def _receipt(self, receipt: PlaybackReceipt) -> None:
         self.record.record(receipt)
-        if receipt.status not in ("finished", "stopped"):
+        if receipt.status not in (ReceiptStatus.FINISHED, ReceiptStatus.STOPPED):
             return
         intervention = self._interventions.get(receipt.intervention_id)
         if intervention is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from app.backbone.detectors import _leaves_open, question_point
 from app.backbone.transcript import Transcript
-from app.events import Citation, Turn
+from app.events import Citation, Intent, Turn
 from app.language.numbers import quantities
 from app.language.talk import (
     asks_about_document,
@@ -31,7 +31,8 @@ from app.session.delivery import Delivery
 from app.settings import Settings, UtteranceStyle
 from app.summary.meeting import Contribution, Meeting, SpokenTurn
 
-ANSWERING_INTENTS = ("answer", "missing")  # an agent intervention that gives a fact asked for
+# The intents of an agent intervention that gives a fact someone asked for.
+ANSWERING_INTENTS = (Intent.ANSWER, Intent.MISSING)
 CONTEXT_TURNS = 2  # turns before a question the answer path sees ("which one was that?")
 
 

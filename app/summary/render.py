@@ -7,7 +7,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.events import Citation
+from app.events import Citation, Intent
 from app.session.delivery import Delivery
 from app.session.export import ExportFormat
 from app.summary.grounding import ActionItem, Statement
@@ -17,12 +17,12 @@ from app.summary.summarize import MeetingSummary
 
 MAX_POINT_WORDS = 12  # a claim longer than this is shown by the correction itself
 
-INTENT_LABELS = {
-    "correct": "Correction",
-    "missing": "A fact the group was missing",
-    "not_in_paper": "Not in the document",
-    "answer": "Answer",
-    "abstain": "Answer",
+INTENT_LABELS: dict[str, str] = {
+    Intent.CORRECT: "Correction",
+    Intent.MISSING: "A fact the group was missing",
+    Intent.NOT_IN_DOCUMENT: "Not in the document",
+    Intent.ANSWER: "Answer",
+    Intent.ABSTAIN: "Answer",
 }
 
 

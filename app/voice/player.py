@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.clock import Clock, RealClock
-from app.events import PlaybackReceipt
+from app.events import PlaybackReceipt, ReceiptStatus
 from app.language.sentences import sentences as split_sentences
 from app.settings import VoiceSettings
 from app.voice.engines import TTSEngine
@@ -166,7 +166,7 @@ class Player:
             if item is None:
                 return self._stopped(job)
             if item is _END:
-                return self._receipt(job, "finished")
+                return self._receipt(job, ReceiptStatus.FINISHED)
             if isinstance(item, VoiceError):
                 return self._fail(job, item)
             assert isinstance(item, tuple)
@@ -176,7 +176,7 @@ class Player:
                     self._open(rate)
                 except PlaybackError as e:
                     return self._fail(job, e)
-                self._receipt(job, "started")
+                self._receipt(job, ReceiptStatus.STARTED)
                 started = True
             if not self._write_sentence(job, index, samples, rate):
                 return self._stopped(job)
@@ -248,14 +248,14 @@ class Player:
         self.sink.abort()
         self.last_stop_latency = time.perf_counter() - job.stop_requested
         self.last_blocks_after_stop = job.blocks_after_stop
-        self._receipt(job, "stopped")
+        self._receipt(job, ReceiptStatus.STOPPED)
 
     def _fail(self, job: _Job, error: VoiceError) -> None:
         if self.on_error is not None:
             self.on_error(error)
-        self._receipt(job, "failed")
+        self._receipt(job, ReceiptStatus.FAILED)
 
-    def _receipt(self, job: _Job, status: str) -> None:
+    def _receipt(self, job: _Job, status: ReceiptStatus) -> None:
         pos = self.position()
         receipt = PlaybackReceipt(
             job.intervention_id, status, round(pos.seconds, 4), pos.sentence_index, self.clock.now()

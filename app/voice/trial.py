@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from app.events import PlaybackReceipt
+from app.events import PlaybackReceipt, ReceiptStatus
 from app.settings import VoiceSettings
 from app.voice.engines import TTSEngine, open_engine
 from app.voice.errors import PlaybackError, VoiceError
@@ -58,7 +58,7 @@ def say_test_sentence(
 
     def on_receipt(receipt: PlaybackReceipt) -> None:
         receipts.append(receipt)
-        if receipt.status != "started":
+        if receipt.status != ReceiptStatus.STARTED:
             over.set()
 
     player = Player(engine, sink, settings, on_receipt=on_receipt, on_error=errors.append)
@@ -69,7 +69,7 @@ def say_test_sentence(
         player.close()
     if errors:
         raise errors[0]
-    if not ended or receipts[-1].status != "finished":
+    if not ended or receipts[-1].status != ReceiptStatus.FINISHED:
         raise PlaybackError(f"The test sentence did not finish playing within {timeout:.0f} s.")
     voice = str(getattr(engine, "voice", settings.voice))
     return Trial(engine.name, voice, receipts[-1].delivered_seconds, engine.note)
