@@ -8,7 +8,7 @@ them, so tests can build variants with ``dataclasses.replace``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class Patience(str, Enum):
@@ -72,6 +72,15 @@ class LLMSettings:
     focused_top_k: int = 6
 
 
+class Detector(StrEnum):
+    """The deterministic checks that propose a problem to the monitor."""
+
+    NUMBER = "number"  # a number the turn gives differs from the document's for it
+    NAME = "name"  # a name or term the document never uses where it names another
+    UNSUPPORTED = "unsupported"  # a finding with a number or name the document lacks
+    OPEN_QUESTION = "open_question"  # a question the replies left open
+
+
 @dataclass(frozen=True)
 class LedgerSettings:
     """Claim ledger and gate (SPEC §4)."""
@@ -102,6 +111,9 @@ class LedgerSettings:
     # document sentence about the same matter states every value and name the turns that
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.
     correction_veto: bool = True
+    # The detectors whose proposals the monitor sees (app/backbone/detectors.py); leaving
+    # one out is the ablation of what it buys.
+    detectors: tuple[Detector, ...] = tuple(Detector)
 
     @property
     def tau(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -31,11 +31,12 @@ from app.language.talk import (
     says,
 )
 from app.language.words import content_tokens
+from app.settings import Detector
 
 
 @dataclass(frozen=True)
 class Proposal:
-    detector: str  # "number", "name", "unsupported", "open_question"
+    detector: Detector
     status: Status
     claim: str
     predicted_answer: str
@@ -207,7 +208,7 @@ def number_mismatch(
                             )[:1]:
                 thing = " ".join(sorted(q.nouns or d.nouns)) or "percentage"
                 out.append(Proposal(
-                    "number", Status.INCORRECT, _clause_with(utterance, q.raw), d.raw,
+                    Detector.NUMBER, Status.INCORRECT, _clause_with(utterance, q.raw), d.raw,
                     (sentence.sid,),
                     key=f"qty {thing} " + " ".join(sorted(shared)[:4]),
                     note=f'the utterance says "{q.raw}" but [S{sentence.sid}] says "{d.raw}"',
@@ -240,8 +241,8 @@ def name_mismatch(
             right = min(others, key=lambda o: (-o[1], facts.frequency(o[0]),
                                                not _shaped(o[0])))[0]
             return [Proposal(
-                "name", Status.INCORRECT, f"what the document names instead of {wrong}", right,
-                (sentence.sid,), key=f"name {wrong.lower()}",
+                Detector.NAME, Status.INCORRECT, f"what the document names instead of {wrong}",
+                right, (sentence.sid,), key=f"name {wrong.lower()}",
                 note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
                 said=wrong,
             )]
@@ -266,7 +267,7 @@ def unsupported_finding(
         return []  # the document talks about exactly this: leave it to the other checks
     what = (missing_names or [q.raw for q in missing_numbers])[0]
     return [Proposal(
-        "unsupported", Status.NOT_IN_DOCUMENT, _clause_with(utterance, what), "", (),
+        Detector.UNSUPPORTED, Status.NOT_IN_DOCUMENT, _clause_with(utterance, what), "", (),
         key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
         note=f'"{what}" appears nowhere in the document',
         said=what,
@@ -298,7 +299,7 @@ def open_question(
     # The model gets the best guess and the question's next hits to answer from.
     sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:3])]))[:3]
     return [Proposal(
-        "open_question", Status.MISSING, question_point(asked), "", sids,
+        Detector.OPEN_QUESTION, Status.MISSING, question_point(asked), "", sids,
         key=question_key(asked),
         note=f"the question was left unanswered; [S{best.sid}] may answer it",
     )]
@@ -402,13 +403,13 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
     or (for an unsupported finding) goes along with it without retracting or asking."""
     out = []
     for p in previous:
-        if p.detector == "number":
+        if p.detector == Detector.NUMBER:
             said = quantities(p.said)
             adopted = any(q.same_value(s) and not rejected(utterance, q.raw)
                           for q in quantities(utterance) for s in said)
-        elif p.detector == "name":
+        elif p.detector == Detector.NAME:
             adopted = re.search(rf"\b{re.escape(p.said)}\b", utterance, re.IGNORECASE) is not None
-        elif p.detector == "unsupported":
+        elif p.detector == Detector.UNSUPPORTED:
             adopted = not is_question(utterance) and not _backs_off(utterance)
         else:
             adopted = False
@@ -426,11 +427,16 @@ def _backs_off(text: str) -> bool:
 def detect(
     utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
     facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
+    enabled: Collection[Detector] = tuple(Detector),
 ) -> list[Proposal]:
-    """Every detector's proposals for one turn, strongest evidence first."""
-    return [
-        *number_mismatch(utterance, candidates, facts),
-        *name_mismatch(utterance, candidates, facts),
-        *unsupported_finding(utterance, candidates, facts),
-        *open_question(utterance, previous, candidates, facts, asked_candidates),
-    ]
+    """The proposals of the ``enabled`` detectors for one turn, strongest evidence first."""
+    found: list[Proposal] = []
+    if Detector.NUMBER in enabled:
+        found += number_mismatch(utterance, candidates, facts)
+    if Detector.NAME in enabled:
+        found += name_mismatch(utterance, candidates, facts)
+    if Detector.UNSUPPORTED in enabled:
+        found += unsupported_finding(utterance, candidates, facts)
+    if Detector.OPEN_QUESTION in enabled:
+        found += open_question(utterance, previous, candidates, facts, asked_candidates)
+    return found

@@ -51,7 +51,7 @@ from app.language.talk import (
 )
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
-from app.settings import ContextMode, Settings
+from app.settings import ContextMode, Detector, Settings
 
 DELIVERED = frozenset({ReceiptStatus.STARTED, ReceiptStatus.FINISHED, ReceiptStatus.STOPPED})
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
@@ -98,7 +98,8 @@ class Backbone:
         self._lower = " ".join(s.text for s in document.sentences).lower()
         finder = EvidenceFinder(search or default_search(document, embedder),
                                 settings.llm.focused_top_k)
-        self.proposer = Proposer(document, finder, DocumentFacts(document.sentences))
+        self.proposer = Proposer(document, finder, DocumentFacts(document.sentences),
+                                 settings.ledger.detectors)
         self.veto = correction_veto(document, settings.ledger.correction_veto,
                                     settings.ledger.guard_min_token_share, self.proposer.facts)
         self._turn_sids = self.proposer.turn_sids
@@ -359,7 +360,7 @@ class Backbone:
             return verdict
         open_keys = {c.key for c in self.ledger.open_claims()}
         for p in found:
-            if p.detector == "open_question" and p.key in open_keys:
+            if p.detector == Detector.OPEN_QUESTION and p.key in open_keys:
                 return Verdict(p.status, p.claim, verdict.evidence, "", p.sids, p.key,
                                source="open_question")
         return verdict
@@ -523,7 +524,7 @@ class Backbone:
 
     def _remember_open_questions(self, found: Sequence[Proposal]) -> None:
         for p in found:
-            if p.detector == "open_question":
+            if p.detector == Detector.OPEN_QUESTION:
                 self._asked.pop(p.key, None)
                 self._asked[p.key] = p
         while len(self._asked) > MAX_OPEN_QUESTIONS:

@@ -15,6 +15,7 @@ from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
 from app.backbone.transcript import Line
 from app.language.talk import asks_about_document
+from app.settings import Detector
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Proposer:
     document: Any
     finder: EvidenceFinder
     facts: DocumentFacts
+    detectors: tuple[Detector, ...] = tuple(Detector)  # the ones that run
     turn_sids: dict[int, list[int]] = field(default_factory=dict)
     _last: list[Proposal] = field(default_factory=list)  # last turn's, for adoption
 
@@ -38,10 +40,10 @@ class Proposer:
         candidates = self.finder.for_turn(line.text, previous[-1] if previous else "", extra)
         self.turn_sids[line.index] = candidates
         found = detect(line.text, previous, self.sentences(candidates), self.facts,
-                       self.sentences(self._asked_sids(before)))
+                       self.sentences(self._asked_sids(before)), self.detectors)
         fresh = {p.key for p in found}
         found += [p for p in carried(self._last, line.text) if p.key not in fresh]
-        self._last = [p for p in found if p.detector != "open_question"]
+        self._last = [p for p in found if p.detector != Detector.OPEN_QUESTION]
         return TurnEvidence(candidates, found)
 
     def for_question(self, index: int, question: str, previous: str) -> list[int]:

@@ -8,8 +8,11 @@ import functools
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from app.settings import Detector
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,14 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="file of document folders, one per line (e.g. a set's check.txt); "
         "adds to --documents",
+    )
+    replay.add_argument(
+        "--without",
+        action="append",
+        choices=sorted(WITHOUT),
+        default=[],
+        help="leave one mechanism out, for an ablation (repeatable): a detector, the "
+        "correction veto, the off-document check or the turn screening",
     )
     replay.add_argument(
         "--screen",
@@ -78,6 +89,23 @@ def _common(parser: argparse.ArgumentParser) -> None:
 SCREEN = {"auto": None, "on": True, "off": False}
 
 
+def _without_detector(name: str) -> Callable[[Any], Any]:
+    def drop(ledger: Any) -> Any:
+        kept = tuple(d for d in ledger.detectors if d != name)
+        return dataclasses.replace(ledger, detectors=kept)
+
+    return drop
+
+
+# What ``replay --without NAME`` turns off, as a change to the ledger settings.
+WITHOUT: dict[str, Callable[[Any], Any]] = {
+    **{f"detector-{d}": _without_detector(d) for d in Detector},
+    "veto": lambda ledger: dataclasses.replace(ledger, correction_veto=False),
+    "off-document": lambda ledger: dataclasses.replace(ledger, off_document_min_shared=0),
+    "screening": lambda ledger: dataclasses.replace(ledger, screen_turns=False),
+}
+
+
 def build_settings(args: argparse.Namespace) -> Any:
     """Product settings with the command's overrides."""
     from app.settings import ContextMode, Patience, Settings
@@ -91,6 +119,8 @@ def build_settings(args: argparse.Namespace) -> Any:
     screen = getattr(args, "screen", None)
     if screen:
         ledger = dataclasses.replace(ledger, screen_turns=SCREEN[screen])
+    for name in getattr(args, "without", None) or ():
+        ledger = WITHOUT[name](ledger)
     if getattr(args, "context_mode", None):
         llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
     return dataclasses.replace(settings, ledger=ledger, llm=llm)
@@ -161,7 +191,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
         "set": benchmark.name, "model": args.model or "default",
         "patience": settings.ledger.patience.value, "deference": not args.no_deference,
         "context_mode": settings.llm.context_mode.value, "limit": args.limit,
-        "screen": args.screen or "auto",
+        "screen": args.screen or "auto", "without": sorted(args.without),
     }  # fmt: skip
     meta = _run_meta(args.out, run, args.rescore) | {
         "similarity": args.similarity,

@@ -6,12 +6,14 @@ import pytest
 
 from app.backbone.detectors import (
     DocumentFacts,
+    detect,
     name_mismatch,
     number_mismatch,
     open_question,
     unsupported_finding,
 )
 from app.language.numbers import quantities
+from app.settings import Detector
 from tests.conftest import shared_path
 
 
@@ -40,6 +42,14 @@ def test_number_swap_in_words_is_caught_with_the_documents_value(doc, facts):
     [p] = number_mismatch(utterance, cands, facts)
     assert p.status == "incorrect_info" and p.predicted_answer == "76%"
     assert p.sids == (cands[0].sid,)
+
+
+def test_a_detector_left_out_proposes_nothing(doc, facts):
+    utterance = "And averaging twelve of those models buys them roughly another point on top."
+    cands = having(doc, "ensemble of 15 models")
+    assert [p.detector for p in detect(utterance, [], cands, facts)] == [Detector.NUMBER]
+    others = [d for d in Detector if d != Detector.NUMBER]
+    assert detect(utterance, [], cands, facts, enabled=others) == []
 
 
 def test_spelled_out_count_swap_is_caught(doc, facts):

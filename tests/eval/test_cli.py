@@ -153,6 +153,19 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
     assert report["meta"]["deference"] is False and report["meta"]["screen"] == "off"
 
 
+def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
+                                                factories) -> None:  # fmt: skip
+    out = tmp_path / "ablation"
+    assert _replay(root, out, "--limit", "1", "--without", "detector-name", "--without",
+                   "veto", "--without", "off-document", "--without", "screening") == 0
+    ledger = factories[0].settings.ledger
+    assert "name" not in ledger.detectors and len(ledger.detectors) == 3
+    assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
+    assert ledger.screen_turns is False
+    report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["without"] == ["detector-name", "off-document", "screening", "veto"]
+
+
 def test_rescore_runs_no_model(root: Path, tmp_path: Path, factories) -> None:
     out = tmp_path / "run"
     assert _replay(root, out) == 0
