@@ -11,7 +11,7 @@ Every conversation runs through the same retrieval and detectors as the harness
 - resolved_question / unanswerable: any proposal in the window (false alarms);
 - ordinary turns outside every event window: proposals per 100 turns.
 
-    python benchmarks/detectors.py [--dev ../shared/benchmark/dev] [--out FILE]
+    python benchmarks/detectors.py [--dev SET] [--documents-from FILE] [--out FILE]
 
 Prints a table and writes benchmarks/results/detectors.json.
 """
@@ -84,12 +84,12 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
     return row
 
 
-def evaluate(dev: Path) -> tuple[list[dict], dict[str, int]]:
+def evaluate(dev: Path, only: list[str] | None = None) -> tuple[list[dict], dict[str, int]]:
     settings = Settings()
     embedder = get_embedder()
     rows: list[dict] = []
     background = {"turns": 0, "with_proposal": 0}
-    for case in read_set(dev).documents:
+    for case in read_set(dev, only).documents:
         index = open_document(case.document, settings.document)
         facts = DocumentFacts(index.sentences)
         search = default_search(index, embedder)
@@ -140,11 +140,16 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", type=Path, default=REPO.parent / "shared" / "benchmark" / "dev")
+    parser.add_argument("--documents-from", type=Path,
+                        help="file of document folders, one per line (a set's check.txt)")
     parser.add_argument("--out", type=Path,
                         default=REPO / "benchmarks" / "results" / "detectors.json")
     args = parser.parse_args()
     started = time.perf_counter()
-    rows, background = evaluate(args.dev)
+    only = None
+    if args.documents_from is not None:
+        only = [x.strip() for x in args.documents_from.read_text().splitlines() if x.strip()]
+    rows, background = evaluate(args.dev, only)
     table = summarise(rows, background)
     print(f"{'measure':<42}{'n':>5}{'rate':>8}")
     for name, stats in table.items():
