@@ -52,6 +52,7 @@ from app.eval.report import markdown_table, write_replay_report  # noqa: E402
 from app.eval.scoring import ReplayReport, lexical_similarity, score_replay  # noqa: E402
 from app.paths import cache_dir  # noqa: E402
 from app.settings import FloorMode, Patience, Settings  # noqa: E402
+from app.speech.audio import MIC_QUEUE_BLOCKS  # noqa: E402
 
 log = logging.getLogger("live_meeting")
 
@@ -73,7 +74,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--room", action="store_true", help="room noise and reverberation")
     p.add_argument("--tail", type=float, default=120.0,
                    help="seconds the agent may still take after the recording ends")  # fmt: skip
-    p.add_argument("--mic-buffer", type=int, default=64,
+    p.add_argument("--mic-buffer", type=int, default=MIC_QUEUE_BLOCKS,
                    help="blocks of 32 ms a lagging speech worker may fall behind before "
                         "audio is lost, as from a microphone (0: nothing is lost)")
     p.add_argument("--similarity", choices=["minilm", "lexical"], default="minilm")

@@ -124,7 +124,7 @@ class AudioInput:
     fast: bool = False  # recordings only: as fast as processed instead of real time
     speed: float = 1.0  # recordings only: multiple of real time when not fast
     # Recordings only: blocks kept for a lagging speech worker before the oldest is
-    # dropped, as from a microphone (MicrophoneSource keeps 64); None: none is lost.
+    # dropped, as from a microphone (MicrophoneSource keeps MIC_QUEUE_BLOCKS); None: none is lost.
     max_queued: int | None = None
 
 

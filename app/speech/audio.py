@@ -24,6 +24,10 @@ from app.clock import Clock, RealClock
 log = logging.getLogger(__name__)
 
 TARGET_RATE = 16000
+# Blocks of 512 samples (32 ms) the microphone keeps for a worker that is behind: about
+# 8 s, so a worker that keeps up on average loses nothing to one slow decode on a CPU
+# (a Whisper window takes over a second there) and drops audio only when far behind.
+MIC_QUEUE_BLOCKS = 256
 
 
 # --- errors -----------------------------------------------------------------------------
@@ -236,11 +240,12 @@ class PacedSource:
 
     A feeder thread releases each block when its last sample is due on ``clock``
     (``speed`` times real time) into a queue, as a microphone callback does. With
-    ``max_queued`` (``MicrophoneSource`` keeps 64) the oldest block is dropped when the
-    reader falls that far behind, as from a microphone; without it nothing is lost and a
-    lagging reader catches up. Blocks are stamped with the samples delivered so far, as
-    the microphone stamps them; each loss is kept in ``dropped`` as (audio time of the
-    gap, seconds lost), so ``recording_time`` maps an audio time back to the recording."""
+    ``max_queued`` (``MicrophoneSource`` keeps ``MIC_QUEUE_BLOCKS``) the oldest block is
+    dropped when the reader falls that far behind, as from a microphone; without it
+    nothing is lost and a lagging reader catches up. Blocks are stamped with the samples
+    delivered so far, as the microphone stamps them; each loss is kept in ``dropped`` as
+    (audio time of the gap, seconds lost), so ``recording_time`` maps an audio time back
+    to the recording."""
 
     sample_rate = TARGET_RATE
 
@@ -407,7 +412,8 @@ class MicrophoneSource:
     sample_rate = TARGET_RATE
 
     def __init__(
-        self, device: str | int | None = None, *, block: int = 512, max_queued: int = 64
+        self, device: str | int | None = None, *, block: int = 512,
+        max_queued: int = MIC_QUEUE_BLOCKS,
     ) -> None:
         self.device = device
         self._block = block

@@ -42,6 +42,7 @@ from app.speech.doubletalk import NearEndVoice
 from app.speech.echo import EchoCanceller, SelfVoiceReference
 from app.speech.events import DeviceStatus, SpeechError
 from app.speech.overlap import OverlapListener, transcriber_text
+from app.speech.partials import DecodeLoad, PartialSchedule
 from app.speech.recording import MeetingAudioWriter, recording_path
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
 from app.speech.vad import SileroVad, VadSegmenter, rms
@@ -57,9 +58,11 @@ RATE = 16000
 class SpeechTuning:
     """Engineering knobs of the worker (the product parameters live in SpeechSettings)."""
 
-    partial_interval: float = 1.0  # seconds of new audio between partial decodes
+    partial_interval: float = 1.0  # seconds of new audio between partial decodes, at least
+    partial_share: float = 0.25  # the most of real time partial decodes may take (0-1)
     max_partial_lag: float = 0.3  # skip a partial when this far behind the microphone
     speculate_after: float = 0.15  # silence before the final decode starts
+    speculate_max_load: float = 0.5  # no speculation while decodes take this share of time
     preroll: float = 0.2  # audio kept before the first voiced frame
     max_turn: float = 15.0  # a longer monologue is committed in pieces
     min_voiced: float = 0.25  # less voiced audio than this is never a turn
@@ -147,6 +150,9 @@ class SpeechWorker:
         self.audio_path = audio_path
         self._kept: MeetingAudioWriter | None = None
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
+        self._partials = PartialSchedule(self.tuning.partial_interval, self.tuning.partial_share)
+        self._load = DecodeLoad(limit=self.tuning.speculate_max_load)
+        self._last_decode_s = 0.0  # seconds the last Whisper decode took
 
     # --- wiring -------------------------------------------------------------------------
 
@@ -403,10 +409,15 @@ class SpeechWorker:
         audio = turn.samples()
         if turn.voiced_spans:
             audio = audio[: int((turn.voiced_spans[-1][1] + 0.2 - turn.start) * RATE)]
+        began = self.clock.now()
         words = self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced)
+        self._last_decode_s = self.clock.now() - began
+        self._load.spent(turn.start + audio.size / RATE, self._last_decode_s)
         return [w for w in words if turn.heard(w)], audio
 
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
+        if not self._load.room(step.end):
+            return  # near the machine's limit: the turn is decoded once, when it closes
         words, audio = self._decode(turn)
         turn.spec_words = words
         speech = audio[: int((step.end - turn.start) * RATE)]
@@ -416,12 +427,13 @@ class SpeechWorker:
         turn = self._turn
         if turn is None or not self.tuning.partials or turn.spec_words is not None:
             return
-        if now - turn.last_partial < self.tuning.partial_interval:
+        if not self._partials.due(now - turn.last_partial):
             return
         if self._lag(now) > self.tuning.max_partial_lag:
             return  # behind the microphone: partials wait, the turn end must not
         turn.last_partial = now
         words, _ = self._decode(turn)
+        self._partials.spent(self._last_decode_s)
         turn.agreement.insert(words)
         text = join_words([*turn.agreement.committed, *turn.agreement.pending])
         if text:

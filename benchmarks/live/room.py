@@ -25,6 +25,7 @@ from app.events import Decision, Intervention, PlaybackReceipt, Turn
 from app.pipeline.live import AudioInput, LiveMeeting
 from app.session.record import SessionRecord
 from app.settings import Settings
+from app.speech.audio import MIC_QUEUE_BLOCKS
 
 PARTS = {"jv-speech": "speech", "jv-model": "model", "jv-voice": "voice"}
 
@@ -134,7 +135,7 @@ def play(
     speed: float = 1.0,
     tail: float = 120.0,
     settle: float = 3.0,
-    max_queued: int | None = 64,
+    max_queued: int | None = MIC_QUEUE_BLOCKS,
 ) -> RoomLog:
     """Play ``audio`` through the app with ``document`` open; waits for the agent to
     settle after the recording ends (at most ``tail`` seconds), then stops it.
