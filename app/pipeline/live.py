@@ -17,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from app.clock import Clock
+from app.clock import Clock, RealClock
 from app.events import AgentState, Decision, Turn
 from app.pipeline.clocks import AudioFollowingClock
 from app.pipeline.events import ComponentStatus, HighlightCitation, PipelineError
@@ -97,6 +97,7 @@ def speech_worker(
             clock=clock,
             reference=reference,
             transcriber=transcriber,
+            work_clock=RealClock(),  # ``clock`` follows the audio: it cannot show lag
         ), None
     except Exception as exc:
         log.exception("speech worker construction failed")

@@ -111,6 +111,7 @@ class SpeechWorker:
         tuning: SpeechTuning | None = None,
         clock_origin: float | None = None,
         audio_path: Path | None = None,
+        work_clock: Clock | None = None,
     ) -> None:
         from app.speech.asr import WhisperTranscriber
 
@@ -118,6 +119,9 @@ class SpeechWorker:
         self.tuning = tuning or SpeechTuning()
         self.source = source
         self.clock = clock or RealClock()
+        # The worker's own pace (lag behind capture, decode cost, the turn watchdog) is
+        # measured on this clock; ``clock`` may follow the audio, which cannot show lag.
+        self.work_clock = work_clock or self.clock
         self.transcriber = transcriber or WhisperTranscriber(settings=self.settings)
         self.diarizer = diarizer or Diarizer(threshold=self.settings.speaker_match_cosine)
         self._merges_announced: set[str] = set()
@@ -144,6 +148,7 @@ class SpeechWorker:
         self._context = ""  # recent committed text, the decoding prompt
         self._said_until = 0.0  # audio time the last emitted turn ended
         self._started_wall: float | None = None
+        self._started_work: float | None = None  # work clock at audio time 0
         self._frame_carry = np.zeros(0, np.float32)
         self._carry_sample = 0
         # Where the meeting audio goes when kept (default: a new file in the data folder).
@@ -204,15 +209,15 @@ class SpeechWorker:
             if block is None:
                 if self.source.finished:
                     break
-                self._steps(self.tracker.tick(self.clock.now()))
+                self._steps(self.tracker.tick(self.work_clock.now()))
                 continue
-            busy = self.clock.now()
+            busy = self.work_clock.now()
             try:
                 self._on_block(block)
             except Exception as exc:  # a bad block or model hiccup must not end listening
                 log.exception("speech frame processing failed")
                 self._emit(SpeechError("frame", str(exc), block.time))
-            self.stats["busy_seconds"] += self.clock.now() - busy
+            self.stats["busy_seconds"] += self.work_clock.now() - busy
         self._steps(self.tracker.flush())
         self._close_kept_audio()
         self._emit(DeviceStatus("stopped", "", self.segmenter.time))
@@ -222,6 +227,7 @@ class SpeechWorker:
             try:
                 self.source.start()
                 self._started_wall = self.clock.now() - self.segmenter.time
+                self._started_work = self.work_clock.now() - self.segmenter.time
                 self._emit(DeviceStatus("running", "", self.segmenter.time))
                 return True
             except AudioDeviceError as exc:
@@ -333,7 +339,7 @@ class SpeechWorker:
                 self._emit(transcript)
         self._feed_wake(frame, sample)
         self._collect(frame, voiced, dur)
-        self._steps(self.tracker.update(t0, t0 + dur, voiced, self.clock.now()))
+        self._steps(self.tracker.update(t0, t0 + dur, voiced, self.work_clock.now()))
         self._maybe_partial(t0 + dur)
         if self._turn is not None and t0 + dur - self._turn.start >= self.tuning.max_turn:
             self._steps(self.tracker.flush())  # commit a monologue in pieces
@@ -409,9 +415,9 @@ class SpeechWorker:
         audio = turn.samples()
         if turn.voiced_spans:
             audio = audio[: int((turn.voiced_spans[-1][1] + 0.2 - turn.start) * RATE)]
-        began = self.clock.now()
+        began = self.work_clock.now()
         words = self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced)
-        self._last_decode_s = self.clock.now() - began
+        self._last_decode_s = self.work_clock.now() - began
         self._load.spent(turn.start + audio.size / RATE, self._last_decode_s)
         return [w for w in words if turn.heard(w)], audio
 
@@ -442,9 +448,9 @@ class SpeechWorker:
 
     def _lag(self, audio_time: float) -> float:
         """How far processing trails capture (live or real-time sources; < 0 when fast)."""
-        if self._started_wall is None:
+        if self._started_work is None:
             return 0.0
-        return (self.clock.now() - self._started_wall) - audio_time
+        return (self.work_clock.now() - self._started_work) - audio_time
 
     def _commit(self, turn: _OpenTurn, step: TurnStep) -> None:
         if turn.voiced < self.tuning.min_voiced:
