@@ -15,8 +15,9 @@ def test_a_fast_decoder_keeps_the_interval() -> None:
 
 
 @pytest.mark.parametrize(("cost", "wait"), [(0.25, 1.0), (0.5, 2.0), (1.3, 5.2), (3.0, 12.0)])
-def test_a_slow_decode_stretches_the_wait_to_its_share_of_real_time(cost: float,
-                                                                    wait: float) -> None:  # fmt: skip
+def test_a_slow_decode_stretches_the_wait_to_its_share_of_real_time(
+    cost: float, wait: float
+) -> None:
     schedule = PartialSchedule(interval=1.0, share=0.25)
     schedule.spent(cost)
     assert schedule.wait() == pytest.approx(wait)

@@ -140,3 +140,49 @@ def test_text_fallback_wakes_when_the_model_misses() -> None:
     (wake,) = rec.of(WakeEvent)
     assert turn.direct and wake.source == "text" and wake.speaker == turn.speaker
     assert turn.start <= wake.time <= turn.end
+
+
+class _SlowWhisper:
+    """The real recognizer, taking ``seconds`` of the work clock per decode (as tiny.en
+    does on one CPU core), so the schedule sees what a slow machine shows it."""
+
+    def __init__(self, work_clock: object, seconds: float) -> None:
+        from app.speech.asr import WhisperTranscriber
+
+        self.real = WhisperTranscriber()
+        self.model = self.real.model
+        self.clock, self.seconds, self.calls = work_clock, seconds, 0
+
+    def transcribe(self, *args: object, **kwargs: object) -> list:
+        self.calls += 1
+        self.clock.advance(self.seconds)  # type: ignore[attr-defined]
+        return self.real.transcribe(*args, **kwargs)
+
+
+def _decodes_for_a_monologue(work_clock_given: bool) -> tuple[int, list[Turn]]:
+    from app.clock import SimulatedClock
+    from app.speech.worker import SpeechWorker
+
+    audio = np.concatenate([synth.silence(0.5), synth.piper(
+        "We ran the survey in three districts over two winters, and the response rate was "
+        "a little under half in every one of them, which is about what we expected."),
+        synth.silence(1.5)])  # fmt: skip
+    audio_clock, work = SimulatedClock(), SimulatedClock()  # the audio clock stands still
+    whisper = _SlowWhisper(work, 1.5)
+    worker = SpeechWorker(ArraySource(audio, realtime=False), transcriber=whisper,
+                          clock=audio_clock, work_clock=work if work_clock_given else None)
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    return whisper.calls, rec.of(Turn)
+
+
+@pytest.mark.slow
+def test_slow_decodes_on_the_work_clock_thin_out_partials_but_keep_the_turn() -> None:
+    paced, turns = _decodes_for_a_monologue(work_clock_given=True)
+    unpaced, same = _decodes_for_a_monologue(work_clock_given=False)
+    # A clock that follows the audio never shows a decode's cost: a partial every second.
+    assert unpaced >= 6
+    assert paced <= unpaced // 2
+    for heard in (turns, same):  # the turn itself is decoded in full either way
+        assert heard and "survey" in " ".join(t.text for t in heard).lower()
