@@ -8,6 +8,7 @@ more than its turns is dropped: nothing reaches the summary uncited.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -119,21 +120,33 @@ class ActionItem:
 
 def check_action(item: ActionItem, turns: Mapping[int, SpokenTurn],
                  min_coverage: float) -> Check:
-    """The task, and its deadline on its own, must be carried by its turn and the reply to
-    it (a request and its acceptance); the person must be named there or be a speaker."""
+    """The task must be carried by its turn and the reply to it (a request and its
+    acceptance); the person must be named there or be one of their speakers ("I'll send
+    it"). The deadline is checked apart (``deadline_said``)."""
     source = turns.get(item.turn)
     if source is None:
         return Check(False, 0.0, "cites no turn of this meeting")
-    after = sorted(i for i in turns if i > item.turn)[:1]
-    have = turn_words([source, *(turns[i] for i in after)])
+    pair = _with_reply(item.turn, turns)
+    have = turn_words(pair)
     who = [t for t in content_tokens(item.who) if t not in REPORTING_WORDS]
-    if any(not _found(t, have) for t in who):
+    speakers = {" ".join(content_tokens(t.speaker)) for t in pair}
+    named = all(_found(t, have) for t in who) or " ".join(who) in speakers
+    if not named:
         return Check(False, 0.0, f"{item.who!r} is not named there")
-    if item.when:  # a deadline is a claim of its own: few words, each of them counts
-        when = check_words(item.when, have, min_coverage)
-        if not when.kept:
-            return Check(False, when.coverage, f"the deadline {item.when!r} is not said there")
     return check_words(item.what, have, min_coverage)
+
+
+def deadline_said(item: ActionItem, turns: Mapping[int, SpokenTurn],
+                  min_coverage: float) -> bool:
+    """A deadline is a claim of its own: few words, each of them counts."""
+    if not item.when or item.turn not in turns:
+        return not item.when
+    return check_words(item.when, turn_words(_with_reply(item.turn, turns)), min_coverage).kept
+
+
+def _with_reply(index: int, turns: Mapping[int, SpokenTurn]) -> list[SpokenTurn]:
+    after = sorted(i for i in turns if i > index)[:1]
+    return [turns[index], *(turns[i] for i in after)]
 
 
 def grounded_actions(items: Sequence[ActionItem], turns: Mapping[int, SpokenTurn],
@@ -143,8 +156,12 @@ def grounded_actions(items: Sequence[ActionItem], turns: Mapping[int, SpokenTurn
     dropped: list[tuple[ActionItem, str]] = []
     for item in items:
         check = check_action(item, turns, min_coverage)
-        if check.kept:
-            kept.append(item)
-        else:
+        if not check.kept:
             dropped.append((item, check.reason))
+            continue
+        if not deadline_said(item, turns, min_coverage):
+            # The task stands; a deadline nobody said is left out, never shown.
+            dropped.append((item, f"the deadline {item.when!r} is not said there"))
+            item = dataclasses.replace(item, when="")
+        kept.append(item)
     return kept, dropped

@@ -6,6 +6,7 @@ from app.summary.grounding import (
     ActionItem,
     Statement,
     check_action,
+    deadline_said,
     check_statement,
     grounded,
     grounded_actions,
@@ -89,9 +90,26 @@ def test_an_action_item_for_someone_never_named_there_is_dropped():
     assert kept == [] and dropped[0][1] == "'Priya' is not named there"
 
 
-def test_an_action_item_with_a_deadline_nobody_said_is_dropped():
+def test_a_deadline_nobody_said_is_left_out_and_the_task_stands():
     item = ActionItem("Maya", "send the cost figures to the council", "next March", 6)
-    assert not check_action(item, TURNS, MIN).kept
+    assert check_action(item, TURNS, MIN).kept and not deadline_said(item, TURNS, MIN)
+    kept, dropped = grounded_actions([item], TURNS, MIN)
+    assert kept == [ActionItem("Maya", "send the cost figures to the council", "", 6)]
+    assert dropped == [(item, "the deadline 'next March' is not said there")]
+    said = ActionItem("Maya", "send the cost figures to the council", "by Friday", 6)
+    assert grounded_actions([said], TURNS, MIN) == ([said], [])
+
+
+def test_the_owner_may_be_the_speaker_who_takes_the_task_on():
+    turns = {4: SpokenTurn(4, "Industrial Designer", "I will sketch the call button tonight.",
+                           0.0, 2.0),
+             5: SpokenTurn(5, "Project Manager", "Great, thanks.", 2.0, 3.0)}  # fmt: skip
+    mine = ActionItem("Industrial Designer", "sketch the call button", "tonight", 4)
+    assert grounded_actions([mine], turns, MIN) == ([mine], [])
+    thanked = ActionItem("Project Manager", "sketch the call button", "", 4)
+    assert check_action(thanked, turns, MIN).kept  # the reply's speaker: a request answered
+    other = ActionItem("Marketing", "sketch the call button", "", 4)
+    assert check_action(other, turns, MIN).reason == "'Marketing' is not named there"
 
 
 def test_naming_the_speakers_is_no_support_for_what_they_said():
