@@ -6,8 +6,8 @@ from app.summary.grounding import (
     ActionItem,
     Statement,
     check_action,
-    deadline_said,
     check_statement,
+    deadline_said,
     grounded,
     grounded_actions,
 )
