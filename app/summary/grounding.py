@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.document.segment import cjk_letters
 from app.language.words import content_tokens, is_number_token
 from app.summary.meeting import SpokenTurn
 
@@ -63,9 +64,17 @@ def check_statement(statement: Statement, turns: Mapping[int, SpokenTurn],
     cited = [turns[i] for i in statement.turns if i in turns]
     if not cited:
         return Check(False, 0.0, "cites no turn of this meeting")
+    if foreign_script(statement.text, cited):
+        return Check(False, 0.0, "written partly in a script its turns do not use")
     # Naming who spoke is no support for what the statement says they said.
     speakers = set(content_tokens(" ".join(t.speaker for t in cited)))
     return check_words(statement.text, turn_words(cited), min_coverage, speakers)
+
+
+def foreign_script(text: str, turns: Sequence[SpokenTurn]) -> bool:
+    """Han, kana or Hangul the turns never use (a small model slipping into another
+    language); the word check cannot see them, as the tokens leave them out."""
+    return cjk_letters(text) > 0 and not any(cjk_letters(t.text) for t in turns)
 
 
 def check_words(text: str, have: set[str], min_coverage: float,
@@ -127,6 +136,8 @@ def check_action(item: ActionItem, turns: Mapping[int, SpokenTurn],
     if source is None:
         return Check(False, 0.0, "cites no turn of this meeting")
     pair = _with_reply(item.turn, turns)
+    if foreign_script(f"{item.who} {item.what}", pair):
+        return Check(False, 0.0, "written partly in a script its turns do not use")
     have = turn_words(pair)
     who = [t for t in content_tokens(item.who) if t not in REPORTING_WORDS]
     speakers = {" ".join(content_tokens(t.speaker)) for t in pair}
@@ -141,7 +152,10 @@ def deadline_said(item: ActionItem, turns: Mapping[int, SpokenTurn],
     """A deadline is a claim of its own: few words, each of them counts."""
     if not item.when or item.turn not in turns:
         return not item.when
-    return check_words(item.when, turn_words(_with_reply(item.turn, turns)), min_coverage).kept
+    pair = _with_reply(item.turn, turns)
+    if foreign_script(item.when, pair):
+        return False
+    return check_words(item.when, turn_words(pair), min_coverage).kept
 
 
 def _with_reply(index: int, turns: Mapping[int, SpokenTurn]) -> list[SpokenTurn]:

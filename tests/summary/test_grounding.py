@@ -121,3 +121,19 @@ def test_naming_the_speakers_is_no_support_for_what_they_said():
     assert not check_statement(said, turns, MIN).kept
     assert check_statement(Statement("Industrial Designer drew a fish with chips.", (202, 203)),
                            turns, MIN).kept
+
+
+def test_a_deadline_in_part_in_another_script_is_not_said():
+    turns = {8: SpokenTurn(8, "Project Manager", "The next meeting starts in thirty minutes.",
+                           0.0, 2.0)}  # fmt: skip
+    mixed = ActionItem("Project Manager", "start the meeting", "the next meeting\u5206\u949f", 8)
+    plain = ActionItem("Project Manager", "start the meeting", "the next meeting", 8)
+    assert not deadline_said(mixed, turns, MIN) and deadline_said(plain, turns, MIN)
+
+
+def test_a_statement_in_part_in_another_script_is_dropped():
+    said = Statement("Ken said it is a small sample of twelve buildings \u6837\u672c.", (3,))
+    assert check_statement(said, TURNS, MIN).reason == \
+        "written partly in a script its turns do not use"  # fmt: skip
+    assert check_statement(Statement("Ken said it is a small sample of twelve buildings.",
+                                     (3,)), TURNS, MIN).kept  # fmt: skip
