@@ -157,7 +157,6 @@ class SpeechWorker:
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
         self._partials = PartialSchedule(self.tuning.partial_interval, self.tuning.partial_share)
         self._load = DecodeLoad(limit=self.tuning.speculate_max_load)
-        self._last_decode_s = 0.0  # seconds the last Whisper decode took
 
     # --- wiring -------------------------------------------------------------------------
 
@@ -407,7 +406,8 @@ class SpeechWorker:
             turn, self._turn = self._turn, None
             self._commit(turn, step)
 
-    def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray]:
+    def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray, float]:
+        """The turn's words, the audio decoded and the seconds the decode took."""
         # Whisper pads every call to 30 s, so re-reading the whole turn costs the same as
         # a tail and keeps the words' context (max_turn bounds it). Trailing silence is
         # cut to 0.2 s: Whisper fills longer silence with stock phrases. The prompt is
@@ -417,14 +417,14 @@ class SpeechWorker:
             audio = audio[: int((turn.voiced_spans[-1][1] + 0.2 - turn.start) * RATE)]
         began = self.work_clock.now()
         words = self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced)
-        self._last_decode_s = self.work_clock.now() - began
-        self._load.spent(turn.start + audio.size / RATE, self._last_decode_s)
-        return [w for w in words if turn.heard(w)], audio
+        seconds = self.work_clock.now() - began
+        self._load.spent(turn.start + audio.size / RATE, seconds)
+        return [w for w in words if turn.heard(w)], audio, seconds
 
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
         if not self._load.room(step.end):
             return  # near the machine's limit: the turn is decoded once, when it closes
-        words, audio = self._decode(turn)
+        words, audio, _ = self._decode(turn)
         turn.spec_words = words
         speech = audio[: int((step.end - turn.start) * RATE)]
         turn.spec_embedding = self.diarizer.embed(speech) if speech.size else None
@@ -438,8 +438,8 @@ class SpeechWorker:
         if self._lag(now) > self.tuning.max_partial_lag:
             return  # behind the microphone: partials wait, the turn end must not
         turn.last_partial = now
-        words, _ = self._decode(turn)
-        self._partials.spent(self._last_decode_s)
+        words, _, seconds = self._decode(turn)
+        self._partials.spent(seconds)
         turn.agreement.insert(words)
         text = join_words([*turn.agreement.committed, *turn.agreement.pending])
         if text:
@@ -457,7 +457,7 @@ class SpeechWorker:
             return
         words = turn.spec_words
         if words is None:
-            words, _ = self._decode(turn)
+            words, _, _ = self._decode(turn)
         turn.agreement.finish(words)
         committed = turn.agreement.committed
         if not committed:

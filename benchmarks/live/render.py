@@ -124,9 +124,10 @@ class Voices:
         from piper import PiperVoice
 
         from app.models import resolve_file
+        from app.voice.engines import PIPER_MODEL
 
-        return PiperVoice.load(resolve_file("piper-joe", "model"),
-                               resolve_file("piper-joe", "config"))  # fmt: skip
+        return PiperVoice.load(resolve_file(PIPER_MODEL, "model"),
+                               resolve_file(PIPER_MODEL, "config"))  # fmt: skip
 
     @cached_property
     def _piper_name(self) -> str:
