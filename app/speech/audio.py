@@ -242,10 +242,9 @@ class PacedSource:
     (``speed`` times real time) into a queue, as a microphone callback does. With
     ``max_queued`` (``MicrophoneSource`` keeps ``MIC_QUEUE_BLOCKS``) the oldest block is
     dropped when the reader falls that far behind, as from a microphone; without it
-    nothing is lost and a lagging reader catches up. Blocks are stamped with the samples
-    delivered so far, as the microphone stamps them; each loss is kept in ``dropped`` as
-    (audio time of the gap, seconds lost), so ``recording_time`` maps an audio time back
-    to the recording."""
+    nothing is lost and a lagging reader catches up. Blocks are stamped with their place
+    in the recording, as the microphone stamps them, so a loss leaves a gap in the stamps;
+    each is kept in ``dropped`` as (audio time of the lost block, seconds lost)."""
 
     sample_rate = TARGET_RATE
 
@@ -264,12 +263,12 @@ class PacedSource:
         self._block = block
         self.speed = speed
         self._clock = clock or RealClock()
-        self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=max_queued or 0)
+        # (first sample's place in the recording, block)
+        self._queue: queue.Queue[tuple[int, np.ndarray]] = queue.Queue(maxsize=max_queued or 0)
         self._lock = threading.Lock()
         self._halt = threading.Event()
         self._fed = threading.Event()
         self._thread: threading.Thread | None = None
-        self._delivered = 0  # samples handed to the reader
         self.started_at: float | None = None  # clock reading at recording time 0
         self.dropped: list[tuple[float, float]] = []
 
@@ -295,39 +294,29 @@ class PacedSource:
                 self._clock.sleep(min(wait, 0.05))
             if self._halt.is_set():
                 break
-            self._put(chunk)
+            self._put((pos, chunk))
         self._fed.set()
 
-    def _put(self, chunk: np.ndarray) -> None:
+    def _put(self, item: tuple[int, np.ndarray]) -> None:
         try:
-            self._queue.put_nowait(chunk)
+            self._queue.put_nowait(item)
         except queue.Full:  # the reader lags: drop the oldest, keep the newest
             try:
-                lost = self._queue.get_nowait()
+                pos, lost = self._queue.get_nowait()
                 with self._lock:
-                    self.dropped.append((self._delivered / self.sample_rate,
-                                         lost.size / self.sample_rate))  # fmt: skip
+                    self.dropped.append((pos / self.sample_rate, lost.size / self.sample_rate))
             except queue.Empty:
                 pass
-            self._queue.put_nowait(chunk)
+            self._queue.put_nowait(item)
 
     def read(self, timeout: float) -> AudioBlock | None:
         if self._thread is None:
             self.start()
         try:
-            chunk = self._queue.get(timeout=timeout)
+            start, chunk = self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
-        with self._lock:
-            start = self._delivered
-            self._delivered += chunk.size
         return AudioBlock(chunk, start / self.sample_rate, start)
-
-    def recording_time(self, audio_time: float) -> float:
-        """Where in the recording an audio time lies, counting the audio dropped before it."""
-        with self._lock:
-            lost = sum(seconds for at, seconds in self.dropped if at <= audio_time)
-        return audio_time + lost
 
     @property
     def finished(self) -> bool:
@@ -417,12 +406,16 @@ class MicrophoneSource:
     ) -> None:
         self.device = device
         self._block = block
-        self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=max_queued)
+        # (device samples captured before it, block at the device rate)
+        self._queue: queue.Queue[tuple[int, np.ndarray]] = queue.Queue(maxsize=max_queued)
         self._stream: Any = None
         self._rate = TARGET_RATE
         self._resampler = StreamResampler(TARGET_RATE)
-        self._samples = 0
+        self._samples = 0  # 16 kHz samples stamped so far, read or lost
         self._pending = np.zeros(0, dtype=np.float32)
+        self._captured = 0  # device samples the callback was given (callback thread)
+        self._expected = 0  # device samples read or known lost (reader thread)
+        self.dropped: list[tuple[float, float]] = []  # (audio time, seconds) of each loss
         self._failure: str | None = None
         self._lock = threading.Lock()
         self.state = "idle"  # idle | running | lost
@@ -433,6 +426,10 @@ class MicrophoneSource:
         index = resolve_device(self.device, "input")
         self._rate = self._pick_rate(sd, index)
         self._resampler = StreamResampler(self._rate)
+        self._pending = np.zeros(0, dtype=np.float32)
+        self._captured = self._expected = 0  # a new stream counts from its own start
+        while not self._queue.empty():  # blocks of the stream that was lost
+            self._queue.get_nowait()
         device_block = int(round(self._block * self._rate / TARGET_RATE))
         self._failure = None
         try:
@@ -468,14 +465,16 @@ class MicrophoneSource:
             if self.invalid_blocks == 1:
                 log.warning("The microphone delivers invalid samples (NaN/inf); they are "
                             "replaced by silence.")
+        item = (self._captured, block)
+        self._captured += block.size
         try:
-            self._queue.put_nowait(block)
+            self._queue.put_nowait(item)
         except queue.Full:  # the reader lags: drop the oldest, keep the newest
             try:
                 self._queue.get_nowait()
             except queue.Empty:
                 pass
-            self._queue.put_nowait(block)
+            self._queue.put_nowait(item)
 
     def _on_finished(self) -> None:
         with self._lock:
@@ -494,15 +493,28 @@ class MicrophoneSource:
             raise DeviceLostError("The microphone is not running.")
         while self._pending.size < self._block:
             try:
-                raw = self._queue.get(timeout=timeout)
+                captured, raw = self._queue.get(timeout=timeout)
             except queue.Empty:
                 self._check_alive()
                 return None
+            if captured > self._expected:
+                self._skip(captured - self._expected)
+            self._expected = captured + raw.size
             self._pending = np.concatenate([self._pending, self._resampler.process(raw)])
         chunk, self._pending = self._pending[: self._block], self._pending[self._block :]
         start = self._samples
         self._samples += chunk.size
         return AudioBlock(chunk, start / TARGET_RATE, start)
+
+    def _skip(self, device_samples: int) -> None:
+        """Blocks were dropped: the stamps jump over them, so later audio keeps its place in
+        time. The unread remainder before the gap goes with them (a block never spans one)."""
+        lost = self._pending.size + int(round(device_samples * TARGET_RATE / self._rate))
+        with self._lock:
+            self.dropped.append((self._samples / TARGET_RATE, lost / TARGET_RATE))
+        self._samples += lost
+        self._pending = np.zeros(0, dtype=np.float32)
+        self._resampler = StreamResampler(self._rate)
 
     def _check_alive(self) -> None:
         stream = self._stream

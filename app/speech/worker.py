@@ -150,7 +150,7 @@ class SpeechWorker:
         self._started_wall: float | None = None
         self._started_work: float | None = None  # work clock at audio time 0
         self._frame_carry = np.zeros(0, np.float32)
-        self._carry_sample = 0
+        self._next_sample = 0  # the stamp the next block should carry
         # Where the meeting audio goes when kept (default: a new file in the data folder).
         self.audio_path = audio_path
         self._kept: MeetingAudioWriter | None = None
@@ -284,8 +284,12 @@ class SpeechWorker:
     # --- per frame ----------------------------------------------------------------------
 
     def _on_block(self, block: AudioBlock) -> None:
-        samples = np.concatenate([self._frame_carry, block.samples])
-        first = block.sample - self._frame_carry.size
+        # Blocks the source dropped leave a gap in the stamps; it is heard as silence, so
+        # the turn clock, the echo reference and the kept audio stay on the room's time.
+        gap = np.zeros(max(0, block.sample - self._next_sample), np.float32)
+        samples = np.concatenate([self._frame_carry, gap, block.samples])
+        first = block.sample - gap.size - self._frame_carry.size
+        self._next_sample = block.sample + block.samples.size
         n = self.settings.frame_samples
         for i in range(0, samples.size - n + 1, n):
             self._on_frame(samples[i : i + n], first + i)

@@ -53,10 +53,6 @@ class RoomLog:
     def wall_time(self, recording: float) -> float:
         return self.started_at + recording / self.speed
 
-    def audio_to_recording(self, audio_time: float) -> float:
-        """Where an audio time (as the speech worker stamps it) lies in the recording."""
-        return audio_time + sum(s for at, s in self.audio_drops if at <= audio_time)
-
     @property
     def audio_dropped_s(self) -> float:
         """Audio the speech worker never read because it fell behind."""

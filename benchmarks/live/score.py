@@ -65,7 +65,7 @@ def recognized_by_turn(rendering: Rendering, log: RoomLog) -> dict[int, list[tup
     scripted = rendering.scripted
     out: dict[int, list[tuple[float, Turn]]] = {line.turn: [] for line in scripted}  # type: ignore[misc]
     for wall, turn in log.turns:
-        a, b = log.audio_to_recording(turn.start), log.audio_to_recording(turn.end)
+        a, b = turn.start, turn.end
         best = max(scripted, key=lambda line: _overlap(a, b, line))
         if _overlap(a, b, best) > 0 and best.turn is not None:
             out[best.turn].append((wall, turn))
@@ -172,7 +172,7 @@ def decision_lag(rendering: Rendering, log: RoomLog) -> tuple[list[float], int]:
         if verdict is None:
             undecided += 1
             continue
-        end = log.wall_time(log.audio_to_recording(turn.end))
+        end = log.wall_time(turn.end)
         lags.append(max(0.0, verdict[0] - end))
     return lags, undecided
 

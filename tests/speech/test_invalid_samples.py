@@ -1,4 +1,6 @@
-"""NaN/inf samples from a broken capture driver never reach the models, and say so once."""
+"""The capture callback driven by hand (no device needed): NaN/inf samples from a broken
+driver never reach the models and are said once; blocks dropped for a lagging reader
+leave a gap in the stamps."""
 
 from __future__ import annotations
 
@@ -48,3 +50,17 @@ def test_wake_pcm_never_warns_on_invalid_or_huge_samples() -> None:
         warnings.simplefilter("error")  # "invalid value encountered in cast" would raise
         pcm = to_pcm16(samples)
     assert pcm.tolist() == [0, 0, 0, 32767, -32767, 16383]
+
+
+def test_blocks_dropped_for_a_lagging_reader_leave_a_gap_in_the_stamps() -> None:
+    mic = MicrophoneSource(max_queued=2)
+    for n in range(5):  # the reader is away: the queue keeps the newest two
+        mic._callback(np.full((512, 1), n, dtype=np.float32), 512, None, None)
+    mic.state = "running"
+    blocks = [mic.read(0.1), mic.read(0.1)]
+    assert [b.sample for b in blocks if b is not None] == [512 * 3, 512 * 4]
+    assert [b.samples[0] for b in blocks if b is not None] == [3.0, 4.0]
+    assert mic.dropped == [(0.0, 512 * 3 / 16000)]
+    mic._callback(np.full((512, 1), 5, dtype=np.float32), 512, None, None)
+    after = mic.read(0.1)
+    assert after is not None and after.sample == 512 * 5 and len(mic.dropped) == 1

@@ -186,3 +186,39 @@ def test_slow_decodes_on_the_work_clock_thin_out_partials_but_keep_the_turn() ->
     assert paced <= unpaced // 2
     for heard in (turns, same):  # the turn itself is decoded in full either way
         assert heard and "survey" in " ".join(t.text for t in heard).lower()
+
+
+class _DroppingSource(ArraySource):
+    """An ArraySource that loses the blocks between two audio times, as a microphone drops
+    blocks for a reader that fell behind: the stamps jump over them."""
+
+    def __init__(self, audio: np.ndarray, lost: tuple[float, float]) -> None:
+        super().__init__(audio)
+        self.lost = lost
+
+    def read(self, timeout: float):  # type: ignore[override]
+        block = super().read(timeout)
+        while block is not None and self.lost[0] <= block.time < self.lost[1]:
+            block = super().read(timeout)
+        return block
+
+
+@pytest.mark.slow
+def test_audio_dropped_by_the_source_keeps_later_turns_on_the_room_clock() -> None:
+    from app.speech.worker import SpeechWorker
+
+    first = synth.piper("The survey ran in three districts.")
+    second = synth.piper("Every district answered within a week.")
+    second_at = 0.5 + first.size / 16000 + 3.0
+    audio = np.concatenate([synth.silence(0.5), first, synth.silence(3.0), second,
+                            synth.silence(1.0)])
+    # 1.5 s of the pause between the turns never reaches the worker
+    lost = (second_at - 2.2, second_at - 0.7)
+    worker = SpeechWorker(_DroppingSource(audio, lost))
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    turns = rec.of(Turn)
+    assert len(turns) == 2, turns
+    assert abs(turns[1].start - second_at) < 0.4, (turns[1].start, second_at)
+    assert worker.segmenter.time == pytest.approx(audio.size / 16000, abs=0.05)
