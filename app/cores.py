@@ -47,3 +47,12 @@ def speech_threads() -> int:
     if override.isdigit() and int(override) > 0:
         return int(override)
     return thread_split(physical_cores())[1]
+
+
+def offline_model_threads() -> int:
+    """llama.cpp threads for work with no recognition beside it (a replay, a QA run, a
+    summary from the command line): ``$JARVIS_LLM_THREADS``, else every physical core."""
+    override = os.environ.get("JARVIS_LLM_THREADS", "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    return physical_cores()

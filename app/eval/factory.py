@@ -16,9 +16,10 @@ class ModelBackboneFactory:
     def __init__(self, model: str | None, settings: Settings) -> None:
         from app.embedding import get_embedder
         from app.llm import open_backend
+        from app.llm.factory import offline_settings
 
         self.settings = settings
-        self.llm = open_backend(model, settings.llm)
+        self.llm = open_backend(model, offline_settings(settings.llm))
         self.embedder = get_embedder()
         self._documents: dict[Path, Any] = {}
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+from app.cores import offline_model_threads
 from app.llm.types import LLMBackend, LLMError
 from app.settings import LLMSettings
 
@@ -20,6 +22,14 @@ def open_backend(spec: str | None = None, settings: LLMSettings | None = None) -
     from app.llm.llama import LlamaBackend
 
     return LlamaBackend(resolve_model_path(spec), settings)
+
+
+def offline_settings(settings: LLMSettings) -> LLMSettings:
+    """The settings for a run with no recognition beside it: every core goes to the model
+    unless the settings name a thread count."""
+    if settings.threads is not None:
+        return settings
+    return dataclasses.replace(settings, threads=offline_model_threads())
 
 
 def resolve_model_path(spec: str | None) -> Path:

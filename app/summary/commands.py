@@ -4,8 +4,11 @@ summary of a meeting from its session record."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
+
+from app.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +46,7 @@ def _summarize(args: argparse.Namespace) -> int:
 
     try:
         run = summarize_record(record, args.out, llm_spec=args.llm, document=args.document,
-                               progress=progress)
+                               settings=_offline(), progress=progress)
     except (OSError, ValueError, LLMError) as exc:
         print(f"Could not summarise {record}: {exc}", file=sys.stderr)
         return 2
@@ -56,3 +59,11 @@ def _summarize(args: argparse.Namespace) -> int:
     print(f"Summary written to {run.out} ({len(s.points)} statements, {len(s.questions)} "
           f"open questions, {len(s.actions)} action items; {s.seconds:.0f} s)")
     return 0
+
+
+def _offline() -> Settings:
+    """No recognition runs beside a summary from the command line: the model gets every core."""
+    from app.llm.factory import offline_settings
+
+    base = Settings()
+    return dataclasses.replace(base, llm=offline_settings(base.llm))

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from app.cores import model_threads, physical_cores, speech_threads, thread_split
+from app.cores import (
+    model_threads,
+    offline_model_threads,
+    physical_cores,
+    speech_threads,
+    thread_split,
+)
+from app.llm.factory import offline_settings
+from app.settings import LLMSettings
 
 
 def test_thread_override_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -30,3 +38,12 @@ def test_the_split_gives_each_side_a_core_and_never_oversubscribes(cores: int) -
     assert model >= 1 and speech >= 1
     assert model + speech <= max(cores, 2)
     assert model >= speech  # the model is the larger job
+
+
+def test_offline_runs_give_the_model_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JARVIS_LLM_THREADS", raising=False)
+    assert offline_model_threads() == physical_cores()
+    assert offline_settings(LLMSettings()).threads == physical_cores()
+    assert offline_settings(LLMSettings(threads=1)).threads == 1  # named in the settings
+    monkeypatch.setenv("JARVIS_LLM_THREADS", "3")
+    assert offline_settings(LLMSettings()).threads == 3
