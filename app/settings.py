@@ -81,6 +81,15 @@ class Detector(StrEnum):
     OPEN_QUESTION = "open_question"  # a question the replies left open
 
 
+class AnswerCheck(StrEnum):
+    """The checks a generated intervention passes before it is said
+    (app/backbone/intervene.py). Each can be left out for an ablation; a meeting runs all."""
+
+    FORCED_ANSWER = "forced_answer"  # an answer to an open question is its answer sentence's
+    GROUNDED = "grounded"  # every sentence is carried by the cited or shown sentences
+    VALUE = "value"  # a value checked in the sentences beforehand is in what is said
+
+
 @dataclass(frozen=True)
 class LedgerSettings:
     """Claim ledger and gate (SPEC §4)."""
@@ -127,6 +136,9 @@ class UtteranceSettings:
     max_words_misattribution: int = 20
     max_sentences_direct: int = 3
     abstain_text: str = "That isn't covered in the document."
+    # The checks a proactive intervention passes before it is said (all: leaving one out
+    # is the ablation of what it buys).
+    answer_checks: tuple[AnswerCheck, ...] = tuple(AnswerCheck)
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

@@ -13,21 +13,19 @@ from enum import StrEnum
 from typing import Any
 
 from app.backbone import direct as direct_stage
-from app.backbone import generate as generate_stage
 from app.backbone import guard, monitor, prompts, schemas, self_repair
-from app.backbone.citations import citations, holds_value
+from app.backbone.citations import citations
 from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size_b
 from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
-from app.backbone.generate import Generated
-from app.backbone.grounding import grounded_sids
+from app.backbone.intervene import Effect, Intervener, Silence, intervention, spoken_values
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
 from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Transcript
-from app.backbone.utterance import assemble, clean_text, quote_lead
-from app.backbone.verdict import INTENT_OF_STATUS, Status, Verdict
+from app.backbone.utterance import assemble
+from app.backbone.verdict import Verdict
 from app.backbone.veto import correction_veto
 from app.events import (
     AnswerDelta,
@@ -39,18 +37,14 @@ from app.events import (
     ReceiptStatus,
     Turn,
 )
-from app.language.numbers import quantities
 from app.language.stems import ROOT_LETTERS
 from app.language.talk import (
     asks_about_document,
     contains_question,
-    counted_in_question,
     is_backchannel,
-    set_aside,
     without_address,
 )
-from app.language.values import value_present
-from app.language.words import content_tokens, is_number_token
+from app.language.words import content_tokens
 from app.settings import ContextMode, Detector, Settings
 
 DELIVERED = frozenset({ReceiptStatus.STARTED, ReceiptStatus.FINISHED, ReceiptStatus.STOPPED})
@@ -102,7 +96,6 @@ class Backbone:
                                  settings.ledger.detectors)
         self.veto = correction_veto(document, settings.ledger.correction_veto,
                                     settings.ledger.guard_min_token_share, self.proposer.facts)
-        self._turn_sids = self.proposer.turn_sids
         self._observed: Claim | None = None  # the claim this turn's verdict counted on
         # Open questions the detector found an answer sentence for, by claim key.
         self._asked: dict[str, Proposal] = {}
@@ -112,6 +105,10 @@ class Backbone:
         self._generation = 0
         self._delivered: set[str] = set()
         self.calls: list[StageReply] = []  # every model call with its token counts
+        self.intervener = Intervener(
+            document, settings, self.ledger, self.veto, self.transcript, self._call,
+            self.system, self._sentence_block, self.proposer.turn_sids, self._asked,
+            self._lower)
         self.warm()
 
     # --- public interface ---------------------------------------------------------------
@@ -287,7 +284,7 @@ class Backbone:
         return Intervention(
             id=f"d{next(self._ids)}", kind=InterventionKind.DIRECT, text=text,
             claim=question.text, intent=answer.action, citations=cites,
-            decided_turn=index, generation=generation, values=_values(answer.text),
+            decided_turn=index, generation=generation, values=spoken_values(answer.text),
         )
 
     def _confirmed(self, question: str) -> direct_stage.DirectAnswer | None:
@@ -414,113 +411,26 @@ class Backbone:
     def _intervene(
         self, index: int, claim: Claim, head: str, latency: dict[str, float], why: str
     ) -> Decision:
-        intent = INTENT_OF_STATUS[claim.status]
-        said = self.ledger.already_delivered(intent, tuple(sorted(claim.sids)))
-        if said is not None:
-            claim.spoken_turn, claim.persistence = said.turn, 0
-            return Decision(index, "silent", f"already said on turn {said.turn}",
-                            claim=claim.text, latency_ms=latency)
-        vetoed = self._vetoed(claim, intent)
-        if vetoed is not None:
-            claim.persistence = 0  # as a non-actionable report on it would
-            return Decision(index, "silent", vetoed, claim=claim.text, latency_ms=latency)
-        sids, asked = self._generation_sentences(claim, intent, index)
-        # For an open question, the value counts only where the answer sentence holds it
-        # (the 1.5B copies a value from a neighbouring sentence about the topic).
-        checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
-        # An unchecked value for a question is the model's guess: it is not handed back.
-        hint = claim.predicted_answer if claim.sids and (checked or asked is None) else ""
-        user = head + self._sentence_block(sids)
-        user += prompts.generate_task(intent, claim.text, claim.evidence, sids, hint,
-                                      sids[0] if asked is not None else None)
-        # A finding no sentence states, found by the detector and confirmed by the model:
-        # there is nothing to abstain over (the reply says the document does not state it).
-        unsupported = intent == Intent.NOT_IN_DOCUMENT and claim.key.startswith("unsupported ")
-        must_speak = checked or unsupported or asked is not None
-        reply = self._call("generate", self.system, user,
-                           schemas.generate_schema(allow_abstain=not must_speak),
-                           self.settings.llm.generate)
-        latency["generate"] = reply.ms
-        if reply.data is None:
-            return self._rolled_back(index, claim, reply.error, latency)
-        ranked = self._ranked(claim, index)
-        made = generate_stage.parse(reply.data, intent, ranked, self.document,
-                                    self.settings.utterance,
-                                    claim.predicted_answer if checked else "", claim.text)
-        if made.speak and asked is not None:
-            made = self._answers_question(made, claim.text, sids[0])
-        # Every sentence is checked as a direct answer's is; the participants' own values
-        # may be named only to be set aside ("not 5,000").
-        raised = [ln.text for ln in self.transcript.by_index({*claim.raised_turns, index})]
-        made = generate_stage.check(made, intent, self.document, self.settings.utterance,
-                                    [*sids, *ranked], claim.text, raised)
-        if not made.speak:
-            return self._rolled_back(index, claim, made.reason, latency)
-        share = self.settings.ledger.guard_min_token_share
-        if checked and not value_present(claim.predicted_answer, made.text, share):
-            return self._rolled_back(index, claim, "generate: the document's value is missing "
-                                     "from the text", latency)
-        said = self.ledger.already_delivered(intent, made.sids)
-        if said is not None:
-            claim.spoken_turn, claim.persistence = said.turn, 0
-            return Decision(index, "silent", f"already said on turn {said.turn}",
-                            claim=claim.text, latency_ms=latency)
-        cites = citations(self.document, made.sids, self._lower)
-        text = assemble(made.topic, made.text, cites[0] if cites else None,
-                        self.settings.utterance.style)
-        if self.settings.ledger.deference:
-            twin = self.ledger.near_duplicate(claim.cid, text, index)
-            if twin is not None:
-                claim.persistence = 0
-                return Decision(index, "silent", f"near-duplicate of turn {twin.turn}",
-                                claim=claim.text, latency_ms=latency)
+        outcome = self.intervener.run(index, claim, head, latency)
+        if isinstance(outcome, Silence):
+            reason = self._silenced(index, claim, outcome)
+            return Decision(index, "silent", reason, claim=claim.text, latency_ms=latency)
         self.ledger.fired(claim, index)
-        self.ledger.record_delivery(Delivery(index, claim.cid, intent, text, made.sids))
-        intervention = Intervention(
-            id=f"p{next(self._ids)}", kind=InterventionKind.PROACTIVE, text=text,
-            claim=claim.text, intent=intent, topic=made.topic, citations=cites,
-            decided_turn=index, values=_values(set_aside(made.text, raised), hint),
-        )
-        return Decision(index, "speak", why, intervention, claim.text, latency)
+        assert outcome.made is not None
+        self.ledger.record_delivery(Delivery(index, claim.cid, outcome.intent, outcome.text,
+                                             outcome.made.sids))
+        spoken = intervention(outcome, f"p{next(self._ids)}")
+        return Decision(index, "speak", why, spoken, claim.text, latency)
 
-    def _vetoed(self, claim: Claim, intent: str) -> str | None:
-        """A correction of speakers who said what the document says: judged on every turn
-        that raised the claim since it was last spoken, not only the latest."""
-        since = -1 if claim.spoken_turn is None else claim.spoken_turn
-        turns = {t for t in claim.raised_turns if t > since} or set(claim.raised_turns)
-        raising = self.transcript.by_index(turns)
-        return self.veto.check(intent, [line.text for line in raising])
-
-    def _generation_sentences(self, claim: Claim, intent: str, index: int
-                              ) -> tuple[list[int], Proposal | None]:
-        """The sentences to generate from, and the open-question proposal behind a gap:
-        one the detector found an answer sentence for and the monitor confirmed, whose
-        answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
-        if intent == Intent.NOT_IN_DOCUMENT:
-            return [], None
-        sids = self._ranked(claim, index)[:3] or self._turn_sids.get(index, [])[:3]
-        asked = self._asked.get(claim.key) if intent == Intent.MISSING else None
-        if asked is not None:
-            sids = list(dict.fromkeys([*asked.sids, *sids]))[:3]
-        return sids, asked
-
-    def _answers_question(self, made: Generated, question: str, answer_sid: int
-                          ) -> Generated:
-        """A forced answer must say more than the question and be carried by the answer
-        sentence. One that names the sentence's facts but adds its own (the 1.5B guesses
-        around the value) is replaced by the sentence itself; anything else is not said."""
-        sentence = self.document.get(answer_sid)
-        adds = set(content_tokens(made.text)) - set(content_tokens(question))
-        if adds and not _misses_count(made.text, question, sentence.text) and grounded_sids(
-                self.document, made.text, [answer_sid], [answer_sid], question=question):
-            return dataclasses.replace(made, sids=(answer_sid,))
-        shared = adds & set(content_tokens(sentence.text))
-        if any(is_number_token(t) for t in shared) or len(shared) >= 2:
-            quote = quote_lead(self.document, [answer_sid]) + clean_text(sentence.text)
-            return dataclasses.replace(made, text=quote, sids=(answer_sid,))
-        return dataclasses.replace(
-            made, speak=False,
-            reason=f"generate: the answer is not in the answer sentence ({made.text[:80]!r})")
+    def _silenced(self, index: int, claim: Claim, silence: Silence) -> str:
+        """What not speaking does to the claim; returns the silent reason."""
+        if silence.effect is Effect.SAID_BEFORE:
+            claim.spoken_turn, claim.persistence = silence.said_turn, 0
+        elif silence.effect is Effect.RESET:
+            claim.persistence = 0
+        elif silence.effect is Effect.ROLLBACK:
+            return f"{silence.reason} ({self.ledger.rollback(claim, index)})"
+        return silence.reason
 
     def _remember_open_questions(self, found: Sequence[Proposal]) -> None:
         for p in found:
@@ -529,27 +439,6 @@ class Backbone:
                 self._asked[p.key] = p
         while len(self._asked) > MAX_OPEN_QUESTIONS:
             del self._asked[next(iter(self._asked))]
-
-    def _ranked(self, claim: Claim, index: int) -> list[int]:
-        """The claim's sentences, those holding its value first, then by this turn's
-        retrieval rank."""
-        rank = {sid: n for n, sid in enumerate(self._turn_sids.get(index, []))}
-        value = claim.predicted_answer
-        return sorted(claim.sids, key=lambda s: (not holds_value(self.document, s, value),
-                                                  rank.get(s, len(rank)), s))
-
-    def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
-        """The claim's value sits verbatim in a sentence the generation is given."""
-        if claim.status not in (Status.INCORRECT, Status.MISSING):
-            return False
-        return any(holds_value(self.document, s, claim.predicted_answer) for s in sids)
-
-    def _rolled_back(
-        self, index: int, claim: Claim, why: str, latency: dict[str, float]
-    ) -> Decision:
-        note = self.ledger.rollback(claim, index)
-        return Decision(index, "silent", f"{why} ({note})", claim=claim.text,
-                        latency_ms=latency)
 
     def _without_deference(
         self, index: int, verdict: Verdict, head: str, latency: dict[str, float]
@@ -614,24 +503,6 @@ class Backbone:
 def _also(notes: Sequence[str], already: str = "") -> str:
     extra = [n for n in notes if n != already]
     return ("; " + "; ".join(extra)) if extra else ""
-
-
-def _misses_count(text: str, question: str, sentence: str) -> bool:
-    """A "how many X" answer without the sentence's number of X (another value of the
-    sentence, a rate where a count was asked, is no answer)."""
-    counted = counted_in_question(question)
-    wanted = [q for q in quantities(sentence) if q.nouns & counted]
-    said = quantities(text)
-    return bool(wanted) and not any(w.same_value(q) for w in wanted for q in said)
-
-
-def _values(*texts: str) -> tuple[str, ...]:
-    found: list[str] = []
-    for text in texts:
-        for q in quantities(text):
-            if q.raw not in found:
-                found.append(q.raw)
-    return tuple(found)
 
 
 def _ms(started: float) -> float:

@@ -39,6 +39,11 @@ class Transcript:
             self._anchor = len(self.lines) - self.window
         return line
 
+    def clear(self) -> None:
+        """Start again from no lines (the stages that hold the transcript keep it)."""
+        self.lines.clear()
+        self._anchor = 0
+
     def recent(self, n: int | None = None) -> list[Line]:
         """The append-only window (between ``window`` and ``window+slide_every-1`` lines),
         or exactly the last ``n`` lines when asked."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.settings import Detector
+from app.settings import AnswerCheck, Detector
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +44,8 @@ def register(subparsers: Any) -> None:
         action="append",
         choices=sorted(WITHOUT),
         default=[],
-        help="leave one mechanism out, for an ablation (repeatable): a detector, the "
-        "correction veto, the off-document check or the turn screening",
+        help="leave one mechanism out, for an ablation (repeatable): a detector, an "
+        "answer check, the correction veto, the off-document check or the turn screening",
     )
     replay.add_argument(
         "--screen",
@@ -89,20 +89,35 @@ def _common(parser: argparse.ArgumentParser) -> None:
 SCREEN = {"auto": None, "on": True, "off": False}
 
 
-def _without_detector(name: str) -> Callable[[Any], Any]:
-    def drop(ledger: Any) -> Any:
-        kept = tuple(d for d in ledger.detectors if d != name)
-        return dataclasses.replace(ledger, detectors=kept)
+def _ledger(**changes: Any) -> Callable[[Any], Any]:
+    return lambda settings: dataclasses.replace(
+        settings, ledger=dataclasses.replace(settings.ledger, **changes))
+
+
+def _without_detector(name: Detector) -> Callable[[Any], Any]:
+    def drop(settings: Any) -> Any:
+        kept = tuple(d for d in settings.ledger.detectors if d != name)
+        return _ledger(detectors=kept)(settings)
 
     return drop
 
 
-# What ``replay --without NAME`` turns off, as a change to the ledger settings.
+def _without_check(name: AnswerCheck) -> Callable[[Any], Any]:
+    def drop(settings: Any) -> Any:
+        kept = tuple(c for c in settings.utterance.answer_checks if c != name)
+        return dataclasses.replace(
+            settings, utterance=dataclasses.replace(settings.utterance, answer_checks=kept))
+
+    return drop
+
+
+# What ``replay --without NAME`` turns off, as a change to the settings.
 WITHOUT: dict[str, Callable[[Any], Any]] = {
     **{f"detector-{d}": _without_detector(d) for d in Detector},
-    "veto": lambda ledger: dataclasses.replace(ledger, correction_veto=False),
-    "off-document": lambda ledger: dataclasses.replace(ledger, off_document_min_shared=0),
-    "screening": lambda ledger: dataclasses.replace(ledger, screen_turns=False),
+    **{f"check-{c}": _without_check(c) for c in AnswerCheck},
+    "veto": _ledger(correction_veto=False),
+    "off-document": _ledger(off_document_min_shared=0),
+    "screening": _ledger(screen_turns=False),
 }
 
 
@@ -119,11 +134,12 @@ def build_settings(args: argparse.Namespace) -> Any:
     screen = getattr(args, "screen", None)
     if screen:
         ledger = dataclasses.replace(ledger, screen_turns=SCREEN[screen])
-    for name in getattr(args, "without", None) or ():
-        ledger = WITHOUT[name](ledger)
     if getattr(args, "context_mode", None):
         llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
-    return dataclasses.replace(settings, ledger=ledger, llm=llm)
+    settings = dataclasses.replace(settings, ledger=ledger, llm=llm)
+    for name in getattr(args, "without", None) or ():
+        settings = WITHOUT[name](settings)
+    return settings
 
 
 def _guarded(handler: Any) -> Any:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.detectors import _leaves_open, question_point
-from app.backbone.transcript import Transcript
 from app.events import Citation, Intent, Turn
 from app.language.numbers import quantities
 from app.language.talk import (
@@ -129,7 +128,7 @@ class DocumentAnswers:
                  ) -> tuple[str, tuple[Citation, ...]]:
         backbone = self.backbone
         # Each question is asked after the turns that led to it, not after other questions.
-        backbone.transcript = Transcript(window=backbone.settings.ledger.transcript_window)
+        backbone.transcript.clear()
         for turn in before[-CONTEXT_TURNS:]:
             backbone.transcript.append(turn.index, turn.speaker, turn.text)
         t = raised.turn

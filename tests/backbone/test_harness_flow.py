@@ -22,11 +22,16 @@ TEXTS = [
 ]
 
 
-@pytest.fixture
-def document() -> DocumentIndex:
+def paper() -> DocumentIndex:
+    """The four-sentence paper the flow tests talk about."""
     sentences = [Sentence(i, t, page=2 + i, rects=((10.0, 20.0 * i, 300.0, 20.0 * i + 12),))
                  for i, t in enumerate(TEXTS)]
     return DocumentIndex(Path("paper.pdf"), "0" * 64, "Paper", 6, sentences)
+
+
+@pytest.fixture
+def document() -> DocumentIndex:
+    return paper()
 
 
 def make(document, llm, mode=ContextMode.FOCUSED, **ledger) -> Backbone:

@@ -111,6 +111,11 @@ def test_transcript_window_is_append_only_between_slides():
     slides = sum(1 for a, b in zip(seen, seen[1:], strict=False) if b[0] != a[0])
     assert slides == 4  # the start moves every second turn, not every turn
     assert [line.index for line in t.recent(3)] == [9, 10, 11]
+    t.clear()
+    assert t.recent() == [] and t.lines == []
+    for i in range(3):
+        t.append(20 + i, "S2", "again")
+    assert [line.index for line in t.recent()] == [20, 21, 22]  # the window starts anew
 
 
 CITE = Citation(60, 3, "We feed each page to Apache's PDFBox library.", (), "PDFBox library")

@@ -157,13 +157,17 @@ def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
                                                 factories) -> None:  # fmt: skip
     out = tmp_path / "ablation"
     assert _replay(root, out, "--limit", "1", "--without", "detector-name", "--without",
-                   "veto", "--without", "off-document", "--without", "screening") == 0
-    ledger = factories[0].settings.ledger
+                   "veto", "--without", "off-document", "--without", "screening",
+                   "--without", "check-value") == 0  # fmt: skip
+    settings = factories[0].settings
+    ledger = settings.ledger
     assert "name" not in ledger.detectors and len(ledger.detectors) == 3
     assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
     assert ledger.screen_turns is False
+    assert settings.utterance.answer_checks == ("forced_answer", "grounded")
     report = json.loads((out / "report.json").read_text())
-    assert report["meta"]["without"] == ["detector-name", "off-document", "screening", "veto"]
+    assert report["meta"]["without"] == ["check-value", "detector-name", "off-document",
+                                         "screening", "veto"]
 
 
 def test_rescore_runs_no_model(root: Path, tmp_path: Path, factories) -> None:

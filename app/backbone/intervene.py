@@ -1,0 +1,315 @@
+"""From a claim the gate passed to what the room hears: typed stages over a frozen draft.
+
+already said -> veto -> plan -> generate -> answer checks -> utterance -> near-duplicate.
+Each stage returns the next ``Draft`` or a ``Silence``: the reason, and what not speaking
+does to the claim (``Effect``). The stages read the ledger but never change it; the
+harness applies the outcome, so a claim changes in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any, Protocol
+
+from app.backbone import generate as generate_stage
+from app.backbone import prompts, schemas
+from app.backbone.citations import citations, holds_value
+from app.backbone.detectors import Proposal
+from app.backbone.generate import Generated
+from app.backbone.grounding import grounded_sids
+from app.backbone.ledger import Claim, ClaimLedger
+from app.backbone.stage import StageReply
+from app.backbone.transcript import Transcript
+from app.backbone.utterance import assemble, clean_text, quote_lead
+from app.backbone.verdict import INTENT_OF_STATUS, Status
+from app.backbone.veto import Veto
+from app.events import Citation, Intent, Intervention, InterventionKind
+from app.language.numbers import quantities
+from app.language.talk import counted_in_question, set_aside
+from app.language.values import value_present
+from app.language.words import content_tokens, is_number_token
+from app.settings import AnswerCheck, Settings
+
+GENERATION_SENTENCES = 3  # sentences the generation is given
+
+
+class Effect(StrEnum):
+    """What staying silent does to the claim."""
+
+    RESET = "reset"  # persistence back to 0, as a non-actionable report on it would
+    SAID_BEFORE = "said_before"  # counts as spoken on the turn it was said
+    ROLLBACK = "rollback"  # the claim stays open with one rollback used (SPEC §4)
+
+
+@dataclasses.dataclass(frozen=True)
+class Silence:
+    reason: str
+    effect: Effect
+    said_turn: int = -1  # SAID_BEFORE: the turn it was said on
+
+
+@dataclasses.dataclass(frozen=True)
+class Draft:
+    """One intervention in the making; each stage fills in its part."""
+
+    index: int  # the turn being decided
+    claim: Claim
+    intent: Intent
+    head: str  # the conversation block every stage's prompt starts with
+    sids: tuple[int, ...] = ()  # the sentences the generation is given
+    asked: Proposal | None = None  # the open question behind a gap, with its answer first
+    checked: bool = False  # the claim's value sits verbatim in a given sentence
+    made: Generated | None = None  # the parsed, checked generation
+    raised: tuple[str, ...] = ()  # the turns that raised the claim (their values may be named)
+    text: str = ""  # the utterance as said
+    cites: tuple[Citation, ...] = ()
+
+    @property
+    def hint(self) -> str:
+        """The value handed to the generation: the model's own guess for a question is
+        not (unchecked, it came from a neighbouring sentence as often as not)."""
+        claim = self.claim
+        if claim.sids and (self.checked or self.asked is None):
+            return claim.predicted_answer
+        return ""
+
+
+Outcome = Draft | Silence
+
+
+class Checker(Protocol):
+    """One answer check: the draft passes on, or a reason not to say it."""
+
+    name: AnswerCheck
+
+    def check(self, draft: Draft) -> Outcome: ...
+
+
+@dataclasses.dataclass
+class Intervener:
+    """The stages, with what they read: the document, the ledger, the transcript."""
+
+    document: Any
+    settings: Settings
+    ledger: ClaimLedger
+    veto: Veto
+    transcript: Transcript
+    call: Callable[..., StageReply]  # the harness's model call
+    system: str
+    sentence_block: Callable[[Sequence[int]], str]
+    turn_sids: dict[int, list[int]]  # each turn's retrieved sentences, in rank order
+    asked: dict[str, Proposal]  # open questions with an answer sentence, by claim key
+    lower: str = ""  # the document's text in lower case, for search phrases
+
+    def __post_init__(self) -> None:
+        enabled = set(self.settings.utterance.answer_checks)
+        self.checks: list[Checker] = [c for c in (ForcedAnswer(self), Grounded(self),
+                                                  ValueSaid(self)) if c.name in enabled]
+
+    def run(self, index: int, claim: Claim, head: str, latency: dict[str, float]) -> Outcome:
+        draft: Outcome = Draft(index, claim, INTENT_OF_STATUS[claim.status], head)
+        steps: list[Callable[[Draft], Outcome]] = [
+            self.not_said_yet, self.not_vetoed, self.planned,
+            lambda d: self.generated(d, latency), *(c.check for c in self.checks),
+            self.not_said_yet, self.utterance, self.not_repeated,
+        ]
+        for step in steps:
+            if isinstance(draft, Silence):
+                return draft
+            draft = step(draft)
+        return draft
+
+    # --- stages -----------------------------------------------------------------------
+
+    def not_said_yet(self, draft: Draft) -> Outcome:
+        """A missing fact whose every sentence the agent has already spoken."""
+        sids = draft.made.sids if draft.made is not None else tuple(sorted(draft.claim.sids))
+        said = self.ledger.already_delivered(draft.intent, sids)
+        if said is None:
+            return draft
+        return Silence(f"already said on turn {said.turn}", Effect.SAID_BEFORE, said.turn)
+
+    def not_vetoed(self, draft: Draft) -> Outcome:
+        """A correction of speakers who said what the document says: judged on every turn
+        that raised the claim since it was last spoken, not only the latest."""
+        claim = draft.claim
+        since = -1 if claim.spoken_turn is None else claim.spoken_turn
+        turns = {t for t in claim.raised_turns if t > since} or set(claim.raised_turns)
+        raising = self.transcript.by_index(turns)
+        vetoed = self.veto.check(draft.intent, [line.text for line in raising])
+        return draft if vetoed is None else Silence(vetoed, Effect.RESET)
+
+    def planned(self, draft: Draft) -> Outcome:
+        """The sentences to generate from, and the open-question proposal behind a gap:
+        one the detector found an answer sentence for and the monitor confirmed, whose
+        answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
+        claim, index = draft.claim, draft.index
+        raised = [ln.text for ln in self.transcript.by_index({*claim.raised_turns, index})]
+        if draft.intent == Intent.NOT_IN_DOCUMENT:
+            return dataclasses.replace(draft, raised=tuple(raised))
+        n = GENERATION_SENTENCES
+        sids = self.ranked(claim, index)[:n] or self.turn_sids.get(index, [])[:n]
+        asked = self.asked.get(claim.key) if draft.intent == Intent.MISSING else None
+        if asked is not None:
+            sids = list(dict.fromkeys([*asked.sids, *sids]))[:n]
+        # For an open question, the value counts only where the answer sentence holds it
+        # (the 1.5B copies a value from a neighbouring sentence about the topic).
+        checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
+        return dataclasses.replace(draft, sids=tuple(sids), asked=asked, checked=checked,
+                                   raised=tuple(raised))
+
+    def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
+        claim, sids, asked = draft.claim, draft.sids, draft.asked
+        user = draft.head + self.sentence_block(sids)
+        user += prompts.generate_task(draft.intent, claim.text, claim.evidence, sids,
+                                      draft.hint, sids[0] if asked is not None else None)
+        # A finding no sentence states, found by the detector and confirmed by the model:
+        # there is nothing to abstain over (the reply says the document does not state it).
+        unsupported = (draft.intent == Intent.NOT_IN_DOCUMENT
+                       and claim.key.startswith("unsupported "))
+        must_speak = draft.checked or unsupported or asked is not None
+        reply = self.call("generate", self.system, user,
+                          schemas.generate_schema(allow_abstain=not must_speak),
+                          self.settings.llm.generate)
+        latency["generate"] = reply.ms
+        if reply.data is None:
+            return Silence(reply.error, Effect.ROLLBACK)
+        made = generate_stage.parse(reply.data, draft.intent, self.ranked(claim, draft.index),
+                                    self.document, self.settings.utterance,
+                                    claim.predicted_answer if draft.checked else "", claim.text)
+        if not made.speak:
+            return Silence(made.reason, Effect.ROLLBACK)
+        return dataclasses.replace(draft, made=made)
+
+    def utterance(self, draft: Draft) -> Outcome:
+        assert draft.made is not None
+        cites = citations(self.document, draft.made.sids, self.lower)
+        text = assemble(draft.made.topic, draft.made.text, cites[0] if cites else None,
+                        self.settings.utterance.style)
+        return dataclasses.replace(draft, text=text, cites=cites)
+
+    def not_repeated(self, draft: Draft) -> Outcome:
+        """A correction on the same claim that says nearly what was said within the window."""
+        if not self.settings.ledger.deference:
+            return draft
+        twin = self.ledger.near_duplicate(draft.claim.cid, draft.text, draft.index)
+        if twin is None:
+            return draft
+        return Silence(f"near-duplicate of turn {twin.turn}", Effect.RESET)
+
+    # --- what the stages share --------------------------------------------------------
+
+    def ranked(self, claim: Claim, index: int) -> list[int]:
+        """The claim's sentences, those holding its value first, then by this turn's
+        retrieval rank."""
+        rank = {sid: n for n, sid in enumerate(self.turn_sids.get(index, []))}
+        value = claim.predicted_answer
+        return sorted(claim.sids, key=lambda s: (not holds_value(self.document, s, value),
+                                                  rank.get(s, len(rank)), s))
+
+    def _value_checked(self, claim: Claim, sids: Sequence[int]) -> bool:
+        """The claim's value sits verbatim in a sentence the generation is given."""
+        if claim.status not in (Status.INCORRECT, Status.MISSING):
+            return False
+        return any(holds_value(self.document, s, claim.predicted_answer) for s in sids)
+
+
+def intervention(draft: Draft, ident: str) -> Intervention:
+    """The intervention a draft that passed every stage becomes."""
+    assert draft.made is not None
+    values = spoken_values(set_aside(draft.made.text, draft.raised), draft.hint)
+    return Intervention(
+        id=ident, kind=InterventionKind.PROACTIVE, text=draft.text, claim=draft.claim.text,
+        intent=draft.intent, topic=draft.made.topic, citations=draft.cites,
+        decided_turn=draft.index, values=values,
+    )
+
+
+def spoken_values(*texts: str) -> tuple[str, ...]:
+    """The values said, each once, in order (what the floor's freshness check compares)."""
+    found: list[str] = []
+    for text in texts:
+        for q in quantities(text):
+            if q.raw not in found:
+                found.append(q.raw)
+    return tuple(found)
+
+
+# --- answer checks ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ForcedAnswer:
+    """A forced answer to an open question must say more than the question and be carried
+    by the answer sentence. One that names the sentence's facts but adds its own (the 1.5B
+    guesses around the value) is replaced by the sentence itself; anything else is not
+    said."""
+
+    stages: Intervener
+    name: AnswerCheck = AnswerCheck.FORCED_ANSWER
+
+    def check(self, draft: Draft) -> Outcome:
+        made, asked = draft.made, draft.asked
+        if made is None or asked is None:
+            return draft
+        document, question, answer_sid = self.stages.document, draft.claim.text, draft.sids[0]
+        sentence = document.get(answer_sid)
+        adds = set(content_tokens(made.text)) - set(content_tokens(question))
+        if adds and not _misses_count(made.text, question, sentence.text) and grounded_sids(
+                document, made.text, [answer_sid], [answer_sid], question=question):
+            return dataclasses.replace(draft, made=dataclasses.replace(made, sids=(answer_sid,)))
+        shared = adds & set(content_tokens(sentence.text))
+        if any(is_number_token(t) for t in shared) or len(shared) >= 2:
+            quote = quote_lead(document, [answer_sid]) + clean_text(sentence.text)
+            made = dataclasses.replace(made, text=quote, sids=(answer_sid,))
+            return dataclasses.replace(draft, made=made)
+        return Silence(f"generate: the answer is not in the answer sentence "
+                       f"({made.text[:80]!r})", Effect.ROLLBACK)
+
+
+@dataclasses.dataclass
+class Grounded:
+    """Every sentence is checked as a direct answer's is; the participants' own values may
+    be named only to be set aside ("not 5,000")."""
+
+    stages: Intervener
+    name: AnswerCheck = AnswerCheck.GROUNDED
+
+    def check(self, draft: Draft) -> Outcome:
+        assert draft.made is not None
+        s = self.stages
+        made = generate_stage.check(
+            draft.made, draft.intent, s.document, s.settings.utterance,
+            [*draft.sids, *s.ranked(draft.claim, draft.index)], draft.claim.text,
+            list(draft.raised))
+        if not made.speak:
+            return Silence(made.reason, Effect.ROLLBACK)
+        return dataclasses.replace(draft, made=made)
+
+
+@dataclasses.dataclass
+class ValueSaid:
+    """A value checked in the sentences beforehand must be in what is said."""
+
+    stages: Intervener
+    name: AnswerCheck = AnswerCheck.VALUE
+
+    def check(self, draft: Draft) -> Outcome:
+        assert draft.made is not None
+        share = self.stages.settings.ledger.guard_min_token_share
+        if draft.checked and not value_present(draft.claim.predicted_answer, draft.made.text,
+                                               share):
+            return Silence("generate: the document's value is missing from the text",
+                           Effect.ROLLBACK)
+        return draft
+
+
+def _misses_count(text: str, question: str, sentence: str) -> bool:
+    """A "how many X" answer without the sentence's number of X (another value of the
+    sentence, a rate where a count was asked, is no answer)."""
+    counted = counted_in_question(question)
+    wanted = [q for q in quantities(sentence) if q.nouns & counted]
+    said = quantities(text)
+    return bool(wanted) and not any(w.same_value(q) for w in wanted for q in said)

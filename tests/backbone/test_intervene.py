@@ -1,0 +1,92 @@
+"""The intervention stages (app/backbone/intervene.py) through the harness, on scripted
+replies: what each silence does to the claim, and each answer check switched off."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.backbone.harness import Backbone
+from app.backbone.retrieval import lexical_search
+from app.document import DocumentIndex
+from app.settings import AnswerCheck, ContextMode, LedgerSettings, LLMSettings, Settings
+from tests.backbone.scripted import ScriptedLLM, WordOverlap
+from tests.backbone.test_harness_flow import SPEAK, WRONG, paper, turn
+
+SAY = ("Apache Tika parses the pages.", "Tika, yes.")
+
+
+@pytest.fixture
+def document() -> DocumentIndex:
+    return paper()
+
+
+def make(document, llm, checks=tuple(AnswerCheck)) -> Backbone:
+    settings = Settings(
+        llm=LLMSettings(context_mode=ContextMode.FOCUSED),
+        ledger=dataclasses.replace(LedgerSettings(), screen_turns=False),
+    )
+    settings = dataclasses.replace(
+        settings, utterance=dataclasses.replace(settings.utterance, answer_checks=checks))
+    return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
+
+
+def two_turns(bb: Backbone):
+    bb.on_turn(turn(0, SAY[0]))
+    return bb.on_turn(turn(1, SAY[1]))
+
+
+WITHOUT_VALUE = dict(SPEAK, text="They feed each page to a library to get tokens.")
+
+
+def test_a_failed_check_rolls_the_claim_back(document):
+    llm = ScriptedLLM([WRONG, WRONG, WITHOUT_VALUE])
+    bb = make(document, llm)
+    decision = two_turns(bb)
+    assert decision.action == "silent"
+    assert decision.reason == ("generate: the document's value is missing from the text "
+                               "(rollback 1/2)")
+    claim = bb.ledger.claims[1]
+    assert (claim.rollbacks, claim.spoken_turn, claim.open) == (1, None, True)
+    assert bb.ledger.deliveries == []
+
+
+def test_without_the_value_check_a_grounded_reply_missing_the_value_is_said(document):
+    llm = ScriptedLLM([WRONG, WRONG, WITHOUT_VALUE])
+    bb = make(document, llm, checks=(AnswerCheck.FORCED_ANSWER, AnswerCheck.GROUNDED))
+    decision = two_turns(bb)
+    assert decision.action == "speak" and decision.intervention is not None
+    assert "a library to get tokens" in decision.intervention.text
+    assert [d.turn for d in bb.ledger.deliveries] == [1]
+    assert bb.ledger.claims[1].spoken_turn == 1 and bb.ledger.claims[1].persistence == 0
+
+
+UNGROUNDED = dict(SPEAK, text="They parse the pages with PDFBox on a GPU cluster of 64 nodes.")
+
+
+@pytest.mark.parametrize(("checks", "spoken"), [
+    (tuple(AnswerCheck), False),
+    ((AnswerCheck.FORCED_ANSWER, AnswerCheck.VALUE), True),
+])
+def test_the_grounding_check_alone_stops_a_value_no_sentence_gives(document, checks, spoken):
+    llm = ScriptedLLM([WRONG, WRONG, UNGROUNDED])
+    decision = two_turns(make(document, llm, checks))
+    assert (decision.action == "speak") is spoken
+    if not spoken:
+        assert decision.reason.startswith("generate: not in the document")
+
+
+def test_a_repeated_correction_is_silent_and_resets_the_count(document):
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK, WRONG, WRONG, SPEAK])
+    bb = make(document, llm)
+    first = two_turns(bb)
+    assert first.action == "speak"
+    bb.ledger.cooldown_until = -1  # the repeat comes after the cooldown
+    bb.ledger.claims[1].cooldown_until = -1
+    bb.on_turn(turn(2, "Apache Tika parses the pages, I'm sure."))
+    again = bb.on_turn(turn(3, "Tika, definitely."))
+    assert again.action == "silent" and again.reason == "near-duplicate of turn 1"
+    assert bb.ledger.claims[1].persistence == 0
+    assert [d.turn for d in bb.ledger.deliveries] == [1]
+
