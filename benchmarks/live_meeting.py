@@ -2,6 +2,7 @@
 
     python benchmarks/live_meeting.py SET_DIR --out DIR [--documents d01,d03] [--limit N]
         [--direct K] [--compare-replay | --replay-from DIR] [--model SPEC] [--speed X] [--room]
+        [--render-only]
 
 Each conversation of a set in the ``BENCHMARK.md`` format is rendered to one
 multi-speaker 16 kHz recording (``benchmarks/live/render.py``; cached by content hash
@@ -9,6 +10,8 @@ under the cache dir), with K direct questions ("Hey Jarvis, ...") taken from the
 document's QA items where the set has them, and played in real time through the whole
 app: speech worker -> backbone worker -> floor (speak mode, default patience) -> voice
 into a null sink that still feeds the echo reference (``benchmarks/live/room.py``).
+Rendering takes longer than real time on a small CPU: ``--render-only`` fills the cache
+first (any time), so the timed playback later runs on a quiet machine.
 
 Writes, under DIR:
 - ``decisions.jsonl``: one line per scripted turn in the replay's decision format, with
@@ -79,6 +82,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "audio is lost, as from a microphone (0: nothing is lost)")
     p.add_argument("--similarity", choices=["minilm", "lexical"], default="minilm")
     p.add_argument("--cache", type=Path, default=cache_dir() / "live_meeting")
+    p.add_argument("--render-only", action="store_true",
+                   help="render the conversations into the cache and stop (playback on a "
+                        "quiet machine later finds them there)")  # fmt: skip
     return p.parse_args(argv)
 
 
@@ -158,6 +164,8 @@ def run_live(args: argparse.Namespace, benchmark: BenchmarkSet, settings: Settin
                 print(f"{case.name}/{conversation.name}: {len(turns)} turns, {len(asked)} "
                       f"questions, {rendering.duration:.0f} s, voices {rendering.voices}",
                       flush=True)  # fmt: skip
+                if args.render_only:
+                    continue
                 record = args.out / "sessions" / f"{case.name}-{conversation.name}.jsonl"
                 room_log = play(rendering.audio, case.document, settings, args.model, record,
                                 args.speed, args.tail, max_queued=args.mic_buffer or None)
@@ -301,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
 
         similarity = functools.lru_cache(maxsize=4096)(get_embedder().cosine)
     runs = run_live(args, benchmark, settings, qa)
+    if args.render_only:
+        return 0
     decisions = [line for r in runs for line in r.lines]
     report = score_replay(benchmark, decisions, similarity)
     meta = {"set": benchmark.name, "model": args.model or "default", "limit": args.limit,

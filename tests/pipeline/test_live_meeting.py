@@ -91,6 +91,11 @@ def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
     import live_meeting
 
     set_dir, out = _tiny_set(tmp_path), tmp_path / "out"
+    assert live_meeting.main([str(set_dir), "--out", str(out), "--render-only", "--cache",
+                              str(tmp_path / "cache")]) == 0
+    [rendered] = (tmp_path / "cache").glob("*.flac")
+    made = rendered.stat().st_mtime_ns
+    assert not (out / "live.json").exists()  # nothing played
     code = live_meeting.main([
         str(set_dir), "--out", str(out), "--model", "llm-0.5b", "--direct", "0",
         "--speed", "2", "--tail", "5", "--mic-buffer", "0", "--similarity", "lexical",
@@ -101,7 +106,9 @@ def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
     [conversation] = live["conversations"]
     assert conversation["speakers_scripted"] == 2
     assert conversation["speakers_recognized"] == 2  # one voice, one recognized speaker
-    assert len(list((tmp_path / "cache").glob("*.flac"))) == 1  # the rendering is cached
+    # the rendering is cached: playback found the one --render-only made
+    assert list((tmp_path / "cache").glob("*.flac")) == [rendered]
+    assert rendered.stat().st_mtime_ns == made
     decisions = read_decisions(out / "decisions.jsonl")
     lines = Counter(d.turn for d in decisions)
     assert sorted(lines) == [0, 1, 2, 3]
