@@ -76,11 +76,18 @@ def load_backbone(
         return None, getattr(exc, "user_message", None) or f"language model: {exc}"
     if progress is not None and hasattr(llm, "warm_progress"):
         llm.warm_progress = progress
+    return backbone_owning(backbone_cls, document, llm, settings)
+
+
+def backbone_owning(backbone_cls: Any, document: Any, llm: Any, settings: Settings) -> Loaded:
+    """A backbone on a model opened for it; when it cannot be built the model is closed
+    (nothing else holds it, and a retry would load a second copy)."""
     try:
         return backbone_cls(document, llm, settings), None
     except Exception as exc:
         log.exception("backbone construction failed")
-        return None, f"backbone: {exc}"
+        llm.close()
+        return None, getattr(exc, "user_message", None) or f"backbone: {exc}"
 
 
 def backbone_on(document: Any, llm: Any, settings: Settings) -> Loaded:

@@ -368,7 +368,18 @@ class Pipeline:
                 part.stop()
             except Exception:
                 log.exception("stopping %r failed", part)
+        self._close_model()
         self._route(PipelineStopped("closed"))
+
+    def _close_model(self) -> None:
+        """The model's owner thread holds it (a gigabyte or more) until it is closed; a
+        late call after this gets a model error, which the backbone reports as a reason."""
+        close = getattr(getattr(self._core, "llm", None), "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:
+                log.exception("closing the language model failed")
 
     @property
     def backbone_pending(self) -> int:

@@ -29,6 +29,7 @@ class ScriptedLLM:
         self.replies: deque[Reply] = deque(replies or [])
         self.requests: list[LLMRequest] = []
         self.warmed: list[str] = []
+        self.closed = False
 
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -53,7 +54,7 @@ class ScriptedLLM:
         self.warmed.append(system)
 
     def close(self) -> None:
-        pass
+        self.closed = True
 
     def stages(self) -> list[str]:
         return [r.stage for r in self.requests]

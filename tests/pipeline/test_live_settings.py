@@ -7,6 +7,7 @@ in, decisions, floor commands and record entries out.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ from app.events import (
     VadKind,
 )
 from app.floor.outputs import Dropped, Play, SnoozeChanged, SnoozeSource
+from app.llm import LLMError
 from app.pipeline.events import AgentProgress, InputState, InputStatus, WarmStage
 from app.pipeline.pipeline import Pipeline
 from app.pipeline.playback import VoicePlayer
@@ -150,7 +152,9 @@ def test_patience_changed_mid_meeting_moves_the_gate(tmp_path, document, change,
     decision = _decide(pipeline, events, TURNS[1])
     assert (decision.action, decision.reason) == expected
     assert backbone.ledger.settings.tau == (1 if change else 3)
+    assert not llm.closed
     pipeline.stop()
+    assert llm.closed  # the model is let go with the meeting
     assert _changes(tmp_path) == ([("patience", "deferent", "enthusiastic")] if change else [])
 
 
@@ -481,3 +485,21 @@ def test_back_to_the_default_microphone_from_the_one_capture_started_on(tmp_path
     worker.stop()
     pipeline.stop()
     assert _changes(tmp_path) == [("input_device", "Desk mic", "")]
+
+
+class _TooLongLLM(ScriptedLLM):
+    """A model whose context cannot hold the document (what warming raises then)."""
+
+    def warm(self, system: str) -> None:
+        raise LLMError("The document prefix needs 20000 tokens but the context holds 16384; "
+                       "raise the context size or shorten the document.")
+
+
+def test_a_backbone_that_cannot_start_lets_its_model_go(document):
+    from app.pipeline import components
+
+    llm = _TooLongLLM()
+    build = functools.partial(Backbone, embedder=WordOverlap(), search=lexical_search(document))
+    backbone, why = components.backbone_owning(build, document, llm, Settings())
+    assert backbone is None and why is not None and why.startswith("The document prefix needs")
+    assert llm.closed
