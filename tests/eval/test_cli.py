@@ -156,17 +156,17 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
 def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
                                                 factories) -> None:  # fmt: skip
     out = tmp_path / "ablation"
-    assert _replay(root, out, "--limit", "1", "--without", "detector-name", "--without",
+    assert _replay(root, out, "--limit", "1", "--without", "detector-number", "--without",
                    "veto", "--without", "off-document", "--without", "screening",
                    "--without", "check-value") == 0  # fmt: skip
     settings = factories[0].settings
     ledger = settings.ledger
-    assert "name" not in ledger.detectors and len(ledger.detectors) == 3
+    assert ledger.detectors == ("open_question",)  # number left out of the default two
     assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
     assert ledger.screen_turns is False
     assert settings.utterance.answer_checks == ("forced_answer", "grounded")
     report = json.loads((out / "report.json").read_text())
-    assert report["meta"]["without"] == ["check-value", "detector-name", "off-document",
+    assert report["meta"]["without"] == ["check-value", "detector-number", "off-document",
                                          "screening", "veto"]
 
 
