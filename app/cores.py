@@ -31,28 +31,25 @@ def thread_split(cores: int) -> tuple[int, int]:
     return max(1, cores - speech), speech
 
 
+def _override(variable: str) -> int | None:
+    """A positive thread count from the environment, else None."""
+    value = os.environ.get(variable, "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
 def model_threads() -> int:
     """llama.cpp threads when the settings name none: ``$JARVIS_LLM_THREADS``, else the
     model's share of the physical cores."""
-    override = os.environ.get("JARVIS_LLM_THREADS", "")
-    if override.isdigit() and int(override) > 0:
-        return int(override)
-    return thread_split(physical_cores())[0]
+    return _override("JARVIS_LLM_THREADS") or thread_split(physical_cores())[0]
 
 
 def speech_threads() -> int:
     """Recognition threads when the settings name none: ``$JARVIS_ASR_THREADS``, else
     speech's share of the physical cores."""
-    override = os.environ.get("JARVIS_ASR_THREADS", "")
-    if override.isdigit() and int(override) > 0:
-        return int(override)
-    return thread_split(physical_cores())[1]
+    return _override("JARVIS_ASR_THREADS") or thread_split(physical_cores())[1]
 
 
 def offline_model_threads() -> int:
     """llama.cpp threads for work with no recognition beside it (a replay, a QA run, a
     summary from the command line): ``$JARVIS_LLM_THREADS``, else every physical core."""
-    override = os.environ.get("JARVIS_LLM_THREADS", "")
-    if override.isdigit() and int(override) > 0:
-        return int(override)
-    return physical_cores()
+    return _override("JARVIS_LLM_THREADS") or physical_cores()
