@@ -59,6 +59,7 @@ class Draft:
     intent: Intent
     head: str  # the conversation block every stage's prompt starts with
     sids: tuple[int, ...] = ()  # the sentences the generation is given
+    ranked: tuple[int, ...] = ()  # the claim's sentences, value holders and this turn's first
     asked: Proposal | None = None  # the open question behind a gap, with its answer first
     checked: bool = False  # the claim's value sits verbatim in a given sentence
     made: Generated | None = None  # the parsed, checked generation
@@ -147,10 +148,11 @@ class Intervener:
         answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
         claim, index = draft.claim, draft.index
         raised = [ln.text for ln in self.transcript.by_index({*claim.raised_turns, index})]
+        ranked = self._ranked(claim, index)
         if draft.intent == Intent.NOT_IN_DOCUMENT:
-            return dataclasses.replace(draft, raised=tuple(raised))
+            return dataclasses.replace(draft, raised=tuple(raised), ranked=tuple(ranked))
         n = GENERATION_SENTENCES
-        sids = self.ranked(claim, index)[:n] or self.turn_sids.get(index, [])[:n]
+        sids = ranked[:n] or self.turn_sids.get(index, [])[:n]
         asked = self.asked.get(claim.key) if draft.intent == Intent.MISSING else None
         if asked is not None:
             sids = list(dict.fromkeys([*asked.sids, *sids]))[:n]
@@ -158,7 +160,7 @@ class Intervener:
         # (the 1.5B copies a value from a neighbouring sentence about the topic).
         checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
         return dataclasses.replace(draft, sids=tuple(sids), asked=asked, checked=checked,
-                                   raised=tuple(raised))
+                                   raised=tuple(raised), ranked=tuple(ranked))
 
     def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
         claim, sids, asked = draft.claim, draft.sids, draft.asked
@@ -176,8 +178,8 @@ class Intervener:
         latency["generate"] = reply.ms
         if reply.data is None:
             return Silence(reply.error, Effect.ROLLBACK)
-        made = generate_stage.parse(reply.data, draft.intent, self.ranked(claim, draft.index),
-                                    self.document, self.settings.utterance,
+        made = generate_stage.parse(reply.data, draft.intent, draft.ranked, self.document,
+                                    self.settings.utterance,
                                     claim.predicted_answer if draft.checked else "", claim.text)
         if not made.speak:
             return Silence(made.reason, Effect.ROLLBACK)
@@ -201,7 +203,7 @@ class Intervener:
 
     # --- what the stages share --------------------------------------------------------
 
-    def ranked(self, claim: Claim, index: int) -> list[int]:
+    def _ranked(self, claim: Claim, index: int) -> list[int]:
         """The claim's sentences, those holding its value first, then by this turn's
         retrieval rank."""
         rank = {sid: n for n, sid in enumerate(self.turn_sids.get(index, []))}
@@ -282,7 +284,7 @@ class Grounded:
         s = self.stages
         made = generate_stage.check(
             draft.made, draft.intent, s.document, s.settings.utterance,
-            [*draft.sids, *s.ranked(draft.claim, draft.index)], draft.claim.text,
+            [*draft.sids, *draft.ranked], draft.claim.text,
             list(draft.raised))
         if not made.speak:
             return Silence(made.reason, Effect.ROLLBACK)
