@@ -395,16 +395,23 @@ class MicrophoneSource:
 
     The PortAudio callback only enqueues (dropping the oldest when the reader lags far
     behind); a loss (stream stopped, callback error) raises DeviceLostError from ``read``
-    and leaves the source stopped, so ``start`` can be called again to recover.
+    and leaves the source stopped, so ``start`` can be called again to recover. Dropped
+    blocks leave a gap in the stamps, never longer than the time that passed on ``clock``:
+    a driver that delivers faster than real time (the ALSA null device) cannot move the
+    stamps ahead of the room.
     """
 
     sample_rate = TARGET_RATE
 
     def __init__(
         self, device: str | int | None = None, *, block: int = 512,
-        max_queued: int = MIC_QUEUE_BLOCKS,
+        max_queued: int = MIC_QUEUE_BLOCKS, clock: Clock | None = None,
     ) -> None:
         self.device = device
+        self._clock = clock or RealClock()
+        self._opened = self._clock.now()  # when the current stream's stamps began
+        self._opened_at = 0  # the stamp at that moment
+        self._faster_than_real_time = False
         self._block = block
         # (device samples captured before it, block at the device rate)
         self._queue: queue.Queue[tuple[int, np.ndarray]] = queue.Queue(maxsize=max_queued)
@@ -428,6 +435,7 @@ class MicrophoneSource:
         self._resampler = StreamResampler(self._rate)
         self._pending = np.zeros(0, dtype=np.float32)
         self._captured = self._expected = 0  # a new stream counts from its own start
+        self._opened, self._opened_at = self._clock.now(), self._samples
         while not self._queue.empty():  # blocks of the stream that was lost
             self._queue.get_nowait()
         device_block = int(round(self._block * self._rate / TARGET_RATE))
@@ -510,8 +518,16 @@ class MicrophoneSource:
         """Blocks were dropped: the stamps jump over them, so later audio keeps its place in
         time. The unread remainder before the gap goes with them (a block never spans one)."""
         lost = self._pending.size + int(round(device_samples * TARGET_RATE / self._rate))
-        with self._lock:
-            self.dropped.append((self._samples / TARGET_RATE, lost / TARGET_RATE))
+        passed = self._opened_at + int((self._clock.now() - self._opened) * TARGET_RATE)
+        bound = max(0, passed - self._samples)
+        if lost - bound > TARGET_RATE and not self._faster_than_real_time:
+            self._faster_than_real_time = True
+            log.warning("The microphone delivers audio faster than real time (a null "
+                        "device?); its stamps follow the clock instead.")
+        lost = min(lost, bound)
+        if lost:
+            with self._lock:
+                self.dropped.append((self._samples / TARGET_RATE, lost / TARGET_RATE))
         self._samples += lost
         self._pending = np.zeros(0, dtype=np.float32)
         self._resampler = StreamResampler(self._rate)

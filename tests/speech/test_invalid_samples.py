@@ -8,7 +8,9 @@ import logging
 import warnings
 
 import numpy as np
+import pytest
 
+from app.clock import SimulatedClock
 from app.speech.audio import MicrophoneSource
 from app.speech.wake import to_pcm16
 
@@ -52,15 +54,39 @@ def test_wake_pcm_never_warns_on_invalid_or_huge_samples() -> None:
     assert pcm.tolist() == [0, 0, 0, 32767, -32767, 16383]
 
 
-def test_blocks_dropped_for_a_lagging_reader_leave_a_gap_in_the_stamps() -> None:
-    mic = MicrophoneSource(max_queued=2)
-    for n in range(5):  # the reader is away: the queue keeps the newest two
+def _blocks(mic: MicrophoneSource, values: range) -> None:
+    for n in values:
         mic._callback(np.full((512, 1), n, dtype=np.float32), 512, None, None)
+
+
+def test_blocks_dropped_for_a_lagging_reader_leave_a_gap_in_the_stamps() -> None:
+    clock = SimulatedClock()
+    mic = MicrophoneSource(max_queued=2, clock=clock)
+    _blocks(mic, range(5))  # the reader is away: the queue keeps the newest two
+    clock.advance(5 * 512 / 16000)
     mic.state = "running"
     blocks = [mic.read(0.1), mic.read(0.1)]
     assert [b.sample for b in blocks if b is not None] == [512 * 3, 512 * 4]
     assert [b.samples[0] for b in blocks if b is not None] == [3.0, 4.0]
     assert mic.dropped == [(0.0, 512 * 3 / 16000)]
-    mic._callback(np.full((512, 1), 5, dtype=np.float32), 512, None, None)
+    _blocks(mic, range(5, 6))
     after = mic.read(0.1)
     assert after is not None and after.sample == 512 * 5 and len(mic.dropped) == 1
+
+
+def test_a_device_faster_than_real_time_cannot_move_the_stamps_ahead(caplog) -> None:
+    clock = SimulatedClock()
+    mic = MicrophoneSource(max_queued=2, clock=clock)
+    mic.state = "running"
+    _blocks(mic, range(100))  # 3.2 s of audio delivered at once, as the null device does
+    clock.advance(0.5)
+    with caplog.at_level(logging.WARNING, logger="app.speech.audio"):
+        first = mic.read(0.1)
+        _blocks(mic, range(100, 200))
+        clock.advance(1.0)
+        second = mic.read(0.1)
+    assert first is not None and first.sample == 8000  # the 0.5 s that passed, no more
+    assert second is not None and second.sample == 24000  # stamped at the 1.5 s that passed
+    assert sum(seconds for _, seconds in mic.dropped) == pytest.approx(1.5 - 0.032)
+    lines = [r for r in caplog.records if "faster than real time" in r.getMessage()]
+    assert len(lines) == 1
