@@ -43,8 +43,8 @@ _REPORTING = re.compile(
 def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = None) -> str:
     """A sentence that reports the document, said as a person would: a whole sentence
     glued after the lead loses its capital ("says There are" -> "says there are"); a bare
-    value after the lead ("says 48."), or a piece of a cited sentence cut inside one of its
-    clauses, becomes that cited sentence whole, quoted after a colon, when it fits
+    value after the lead ("says 48."), or a piece of a cited sentence that starts or stops
+    inside one of its clauses, becomes that cited sentence whole, quoted after a colon, when it fits
     ``max_words``; otherwise the sentence is unchanged."""
     match = _REPORTING.search(sentence)
     if match is None:
@@ -67,17 +67,24 @@ def spoken_words(text: str) -> list[str]:
     return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
 
 
+_CLAUSE_MARKS = frozenset({",", ";", ":", "-", "–", "—", "(", ")", ".", "!", "?"})
+
+
 def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
-    """``sentence`` copies a run of ``source`` that starts inside one of its clauses."""
-    said, whole = spoken_words(sentence), spoken_words(source)
-    if len(said) < min_words or said[:min_words] == whole[:min_words]:
+    """``sentence`` copies a run of ``source`` that starts or stops inside one of its
+    clauses (a word of the source runs on where the copy begins or ends)."""
+    said = spoken_words(sentence)
+    if len(said) < min_words:
         return False
-    head = said[:min_words]
     tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", source.lower())
-    for i in range(1, len(tokens) - min_words + 1):
-        if tokens[i : i + min_words] == head:
-            before = tokens[i - 1]
-            return before not in {",", ";", ":", "-", "–", "—", "(", ".", "!", "?"}
+    head, tail = said[:min_words], said[-min_words:]
+    for i in range(len(tokens) - min_words + 1):
+        run = tokens[i : i + min_words]
+        if run == head and i > 0 and tokens[i - 1] not in _CLAUSE_MARKS:
+            return True
+        end = i + min_words
+        if run == tail and end < len(tokens) and tokens[end] not in _CLAUSE_MARKS:
+            return True
     return False
 
 

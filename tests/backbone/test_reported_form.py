@@ -58,3 +58,15 @@ def test_a_piece_cut_inside_a_cited_clause_becomes_the_whole_sentence() -> None:
     # a piece that starts where a clause starts is said as it is
     whole = "The document says the survey found that 500 papers were read by two annotators."
     assert reported_form(whole, cited) == whole
+
+
+def test_a_copy_cut_short_inside_a_clause_becomes_the_whole_sentence() -> None:
+    cited = ["The probe is a test that uses short primers designed on shared regions, "
+             "which can find new strains."]
+    said = "The document says the probe is a test that uses short primers."
+    assert reported_form(said, cited) == f"The document says: {cited[0]}"
+    # cut where a clause ends ("regions,"), the copy says a whole clause: it stays
+    clause = "The document says the probe is a test that uses short primers designed on " \
+             "shared regions."
+    assert reported_form(clause, cited) == clause
+    assert reported_form(said, cited, max_words=15) == said  # the quote would not fit

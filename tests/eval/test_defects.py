@@ -43,6 +43,12 @@ def test_fragment_clipped_inside_a_clause_of_the_cited_sentence() -> None:
     assert not is_clipped(CITED, CITED)
 
 
+def test_fragment_cut_short_inside_a_clause_of_the_cited_sentence() -> None:
+    assert is_clipped("In the spring trial, the team found that 53%.", CITED)
+    assert kinds("In the spring trial, the team found that 53%.") == ["fragment"]
+    assert not is_clipped("In the spring trial.", CITED)  # a clause ends at the comma
+
+
 def test_quoted_document_words_are_checked_after_the_lead() -> None:
     assert kinds("The document says: found that 53% of the volunteers kept the diet.") == [
         "fragment"]
