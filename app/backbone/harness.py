@@ -25,7 +25,7 @@ from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Transcript
 from app.backbone.utterance import assemble
-from app.backbone.verdict import Verdict
+from app.backbone.verdict import ACTIONABLE, Verdict
 from app.backbone.veto import correction_veto
 from app.events import (
     AnswerDelta,
@@ -69,6 +69,7 @@ class _Waiting:
     candidates: list[int]  # retrieved sentence IDs
     found: list[Proposal]  # detector proposals
     latency: dict[str, float]  # the admission's timings (retrieval)
+    standing: Claim | None = None  # a waiting claim the screened-out turn left standing
 
 
 class _Preempted(Exception):
@@ -198,7 +199,10 @@ class Backbone:
         latency["retrieve"] = _ms(started)
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
-            return Decision(index, "silent", skip, latency_ms=latency)
+            standing = self._left_standing(index)
+            if standing is None:
+                return Decision(index, "silent", skip, latency_ms=latency)
+            return _Waiting(index, turn.text, candidates, found, latency, standing)
         return _Waiting(index, turn.text, candidates, found, latency)
 
     def _check(self, waiting: _Waiting, cancel: threading.Event | None = None) -> Decision:
@@ -210,6 +214,8 @@ class Backbone:
         # Claims a later turn of the batch let the ledger forget are not checked again.
         open_before = self.ledger.open_claims()
         head = self._conversation(self.transcript.recent())
+        if waiting.standing is not None:
+            return self._stood(index, waiting.standing, head, latency)
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
         full = self.mode is ContextMode.FULL
@@ -361,6 +367,34 @@ class Backbone:
                 return Verdict(p.status, p.claim, verdict.evidence, "", p.sids, p.key,
                                source="open_question")
         return verdict
+
+    def _left_standing(self, index: int) -> Claim | None:
+        """A claim raised on the participants' previous turn, still waiting at the gate,
+        that this screened-out turn lets stand: it asks nothing, flags nothing and cannot
+        close a claim (the screening's own tests), so the room has passed a turn without
+        fixing it."""
+        lines = [line for line in self.transcript.recent(2) if not line.agent]
+        ledger = self.settings.ledger
+        if len(lines) < 2 or lines[-1].index != index or not (
+                ledger.deference and ledger.count_standing_turns):
+            return None
+        previous = lines[-2].index
+        return next((c for c in self.ledger.open_claims()
+                     if c.status in ACTIONABLE and c.raised_turns[-1] == previous
+                     and 0 < c.persistence < ledger.tau
+                     and c.spoken_turn is None and not c.exhausted), None)
+
+    def _stood(self, index: int, claim: Claim, head: str,
+               latency: dict[str, float]) -> Decision:
+        """The ledger counts a turn that let ``claim`` stand as a mention of it, without a
+        monitor call; the gate decides as after any verdict."""
+        self.ledger.stood(claim, index)
+        self._observed = claim
+        gate = self.ledger.gate(claim, index)
+        why = f"{gate.reason} (turn {index} let C{claim.cid} stand)"
+        if not gate.fire:
+            return Decision(index, "silent", why, claim=claim.text, latency_ms=latency)
+        return self._intervene(index, claim, head, latency, why)
 
     def _retry_due(self) -> Claim | None:
         """An open claim the gate passed whose generation abstained (rolled back)."""

@@ -120,6 +120,13 @@ class ClaimLedger:
         claim.persistence += 1
         return Observation(claim, "count")
 
+    def stood(self, claim: Claim, turn: int) -> None:
+        """A turn let the open claim stand (it could not have fixed it): one more turn
+        the room has not fixed it, as an actionable mention would count."""
+        claim.raised_turns.append(turn)
+        claim.last_mention = turn
+        claim.persistence += 1
+
     def close(self, cid: int, turn: int, by: str) -> Claim | None:
         """A participant (or the agent's delivered words) resolved the claim."""
         claim = self.claims.get(cid)

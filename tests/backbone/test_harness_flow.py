@@ -11,7 +11,7 @@ from app.backbone.harness import Backbone, Screened
 from app.backbone.retrieval import lexical_search
 from app.document import DocumentIndex, Sentence
 from app.events import InterventionKind, PlaybackReceipt, Turn
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Patience, Settings
 from tests.backbone.scripted import ScriptedLLM, WordOverlap, malformed
 
 TEXTS = [
@@ -243,7 +243,7 @@ def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
 
 def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(document):
     llm = ScriptedLLM([WRONG, QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [0]}]}])
-    bb = make(document, llm, screen_turns=None)
+    bb = make(document, llm, screen_turns=None, count_standing_turns=False)
     bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
     chat = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
     assert chat.reason == Screened.OFF_DOCUMENT  # the wrong claim is open, unresolved
@@ -252,6 +252,56 @@ def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(docume
     answered = bb.on_turn(turn(3, "Anyway, lunch at noon works for everybody.", "S1"))
     assert answered.reason == Screened.OFF_DOCUMENT
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
+
+
+def test_a_screened_turn_right_after_a_waiting_claim_lets_it_stand(document):
+    llm = ScriptedLLM([WRONG, SPEAK])
+    bb = make(document, llm, screen_turns=None)
+    first = bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    assert first.reason == "gate: waiting 1/2"
+    assert bb.on_turn(turn(1, "Mm-hm.", "S3")).reason.startswith("backchannel")
+    chat = bb.on_turn(turn(2, "Let's grab lunch after this.", "S2"))
+    assert chat.action == "speak"
+    assert chat.reason == "gate fired: persistence 2 (turn 2 let C1 stand)"
+    assert chat.claim_id == 1 and chat.intervention.citations[0].sid == 0
+    assert llm.stages() == ["monitor", "generate"]  # no monitor call on the small talk
+
+
+def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
+    llm = ScriptedLLM([WRONG, SPEAK])
+    bb = make(document, llm, screen_turns=None, patience=Patience.DEFERENT)  # tau 3
+    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    second = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
+    assert second.reason == "gate: waiting 2/3 (turn 1 let C1 stand)"
+    third = bb.on_turn(turn(2, "Noon works for everybody.", "S1"))
+    assert third.reason == "gate fired: persistence 3 (turn 2 let C1 stand)"
+    assert llm.stages() == ["monitor", "generate"]
+    llm2 = ScriptedLLM([WRONG, QUIET])
+    bb2 = make(document, llm2, screen_turns=None)
+    bb2.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    judged = bb2.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
+    assert judged.reason == "monitor: on_progress"
+    later = bb2.on_turn(turn(2, "Let's grab lunch after this.", "S1"))
+    assert later.reason == Screened.OFF_DOCUMENT  # the claim was not raised on turn 1
+    assert llm2.stages() == ["monitor", "monitor"]
+
+
+def test_a_turn_that_could_fix_the_claim_is_judged_not_counted(document):
+    llm = ScriptedLLM([WRONG, QUIET, {"resolved": []}])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    fix = bb.on_turn(turn(1, "Hm, I think it was PDFBox they feed each page to.", "S2"))
+    assert "let C1 stand" not in fix.reason and fix.action == "silent"
+    assert llm.stages()[:2] == ["monitor", "monitor"]
+
+
+def test_without_the_setting_small_talk_never_counts(document):
+    llm = ScriptedLLM([WRONG])
+    bb = make(document, llm, screen_turns=None, count_standing_turns=False)
+    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    assert bb.on_turn(turn(1, "Let's grab lunch after this.", "S2")).reason == (
+        Screened.OFF_DOCUMENT)
+    assert llm.stages() == ["monitor"]
 
 
 def test_screening_is_off_in_full_mode(document):

@@ -223,3 +223,16 @@ def test_a_claim_keeps_the_words_that_raised_it_as_its_evidence():
     ledger.observe(1, later)
     (claim,) = ledger.open_claims()
     assert claim.evidence == "they parse pages with Apache Tika" and claim.persistence == 2
+
+
+def test_a_turn_that_lets_a_claim_stand_counts_like_a_mention() -> None:
+    ledger = ClaimLedger(LedgerSettings(), overlap)
+    claim = ledger.observe(3, wrong()).claim
+    assert claim is not None and ledger.gate(claim, 3).reason == "gate: waiting 1/2"
+    ledger.stood(claim, 4)
+    assert (claim.persistence, claim.raised_turns, claim.last_mention) == (2, [3, 4], 4)
+    assert ledger.gate(claim, 4).fire
+    ledger.forget(14)  # forgetting counts from the turn that let it stand
+    assert claim.cid in ledger.claims
+    ledger.forget(15)
+    assert claim.cid not in ledger.claims
