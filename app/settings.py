@@ -76,7 +76,7 @@ class Detector(StrEnum):
     """The deterministic checks that propose a problem to the monitor."""
 
     NUMBER = "number"  # a number the turn gives differs from the document's for it
-    NAME = "name"  # a name or term the document never uses where it names another
+    NAME = "name"  # a restatement of a document sentence with one name or term swapped
     UNSUPPORTED = "unsupported"  # a finding with a number or name the document lacks
     OPEN_QUESTION = "open_question"  # a question the replies left open
 

@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from app.backbone.restatement import swapped_term
 from app.backbone.verdict import Status
 from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
@@ -95,9 +96,6 @@ class DocumentFacts:
             re.search(rf"(?<![a-z0-9]){re.escape(p.lower())}", self.lower) for p in parts
         )
 
-    def frequency(self, term: str) -> int:
-        return self.lower.count(term.lower())
-
 
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
 NAME_SHARED_WORDS = 3
@@ -162,24 +160,6 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def _joined_names(text: str) -> list[tuple[str, int, int]]:
-    """Names with their neighbours joined: "New Zealand", "North Sea"."""
-    joined: list[tuple[str, int, int]] = []
-    for term, start, end in _name_spans(text):
-        if joined and text[joined[-1][2] : start] == " ":
-            last = joined.pop()
-            term, start = text[last[1] : end], last[1]
-        joined.append((term, start, end))
-    return joined
-
-
-def _around(text: str, start: int, end: int, reach: int = 30) -> set[str]:
-    """Content words next to a term within its clause: the role it plays."""
-    before = re.split(r"[,;:!?()]|\.\s", text[max(0, start - reach) : start])[-1]
-    after = re.split(r"[,;:!?()]|\.\s", text[end : end + reach])[0]
-    return set(content_tokens(f"{before} {after}"))
-
-
 def _shaped(term: str) -> bool:
     """Looks like a product or dataset name: "NumPy", "CO2", "GPT4"."""
     return any(c.isupper() or c.isdigit() for c in term[1:])
@@ -221,31 +201,22 @@ def number_mismatch(
 
 
 def name_mismatch(
-    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
+    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts,
+    reach: int = 3,
 ) -> list[Proposal]:
-    """A named tool/dataset/method absent from the document where a retrieved sentence
-    names a different one in the same setting."""
-    absent = [span for span in _name_spans(utterance) if not facts.mentions(span[0])]
-    if not absent:
-        return []
-    said = {w.lower() for w in _names(utterance)}
-    wrong, start, end = absent[0]
-    role = _around(utterance, start, end)
-    for sentence in candidates:
-        if len(_shared(utterance, sentence.text)) < NAME_SHARED_WORDS:
+    """A retrieved sentence (of the first ``reach``) the turn restates with one of its
+    names or terms swapped for another (``restatement.swapped_term``)."""
+    for sentence in candidates[:reach]:
+        swap = swapped_term(utterance, sentence.text)
+        if swap is None:
             continue
-        others = [(n, len(role & _around(sentence.text, a, b)))
-                  for n, a, b in _joined_names(sentence.text) if n.lower() not in said]
-        if others:
-            # The name in the same role (the same words around it), else the rarest one.
-            right = min(others, key=lambda o: (-o[1], facts.frequency(o[0]),
-                                               not _shaped(o[0])))[0]
-            return [Proposal(
-                Detector.NAME, Status.INCORRECT, f"what the document names instead of {wrong}",
-                right, (sentence.sid,), key=f"name {wrong.lower()}",
-                note=f'"{wrong}" is not in the document; [S{sentence.sid}] names "{right}"',
-                said=wrong,
-            )]
+        return [Proposal(
+            Detector.NAME, Status.INCORRECT, _clause_with(utterance, swap.said),
+            swap.document, (sentence.sid,), key=f"name {swap.said.lower()}",
+            note=f'the utterance says "{swap.said}" where [S{sentence.sid}] says '
+                 f'"{swap.document}"',
+            said=swap.said,
+        )]
     return []
 
 

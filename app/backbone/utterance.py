@@ -52,7 +52,8 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     rest = match.group("rest")
     first = rest.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower() and first.lower() in STOPWORDS:
-        return sentence[: match.start("rest")] + rest[0].lower() + rest[1:]
+        rest = rest[0].lower() + rest[1:]
+        sentence = sentence[: match.start("rest")] + rest
     value = rest.strip().rstrip(".!?")
     bare = 0 < len(value.split()) <= 3
     for source in cited:

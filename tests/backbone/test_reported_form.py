@@ -70,3 +70,6 @@ def test_a_copy_cut_short_inside_a_clause_becomes_the_whole_sentence() -> None:
              "shared regions."
     assert reported_form(clause, cited) == clause
     assert reported_form(said, cited, max_words=15) == said  # the quote would not fit
+    # a glued capital does not hide the cut
+    glued = "The document says The probe is a test that uses short primers."
+    assert reported_form(glued, cited) == f"The document says: {cited[0]}"
