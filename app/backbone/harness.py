@@ -3,6 +3,7 @@ generation -> utterance. One worker thread calls it; every silent turn says why.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import itertools
@@ -51,6 +52,7 @@ DELIVERED = frozenset({ReceiptStatus.STARTED, ReceiptStatus.FINISHED, ReceiptSta
 MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits come first)
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
+SCREENED_MEMORY = 12  # turns: longer than a claim stays open without a mention
 
 
 class Screened(StrEnum):
@@ -102,6 +104,8 @@ class Backbone:
         self._asked: dict[str, Proposal] = {}
         self._next_index = 0
         self._waiting: list[_Waiting] = []  # admitted turns whose monitor call is to come
+        # Recent turns the screening kept from the monitor (nothing in them could fix a claim).
+        self._screened: collections.deque[int] = collections.deque(maxlen=SCREENED_MEMORY)
         self._ids = itertools.count(1)
         self._generation = 0
         self._delivered: set[str] = set()
@@ -199,7 +203,8 @@ class Backbone:
         latency["retrieve"] = _ms(started)
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
-            standing = self._left_standing(index)
+            self._screened.append(index)
+            standing = self._left_standing()
             if standing is None:
                 return Decision(index, "silent", skip, latency_ms=latency)
             return _Waiting(index, turn.text, candidates, found, latency, standing)
@@ -368,21 +373,24 @@ class Backbone:
                                source="open_question")
         return verdict
 
-    def _left_standing(self, index: int) -> Claim | None:
-        """A claim raised on the participants' previous turn, still waiting at the gate,
-        that this screened-out turn lets stand: it asks nothing, flags nothing and cannot
-        close a claim (the screening's own tests), so the room has passed a turn without
-        fixing it."""
-        lines = [line for line in self.transcript.recent(2) if not line.agent]
+    def _left_standing(self) -> Claim | None:
+        """A claim still waiting at the gate that every participant turn since the one that
+        raised it has let stand: the screening found that none of them asks anything,
+        flags anything or could close a claim, so the room has passed them without fixing
+        it. (Live, the turns after a claim are often screened before its verdict comes.)"""
         ledger = self.settings.ledger
-        if len(lines) < 2 or lines[-1].index != index or not (
-                ledger.deference and ledger.count_standing_turns):
+        if not (ledger.deference and ledger.count_standing_turns):
             return None
-        previous = lines[-2].index
-        return next((c for c in self.ledger.open_claims()
-                     if c.status in ACTIONABLE and c.raised_turns[-1] == previous
-                     and 0 < c.persistence < ledger.tau
-                     and c.spoken_turn is None and not c.exhausted), None)
+        spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
+                  if not line.agent]
+        for claim in self.ledger.open_claims():
+            raised = claim.raised_turns[-1]
+            since = [i for i in spoken if i > raised]
+            if (since and raised in spoken and all(i in self._screened for i in since)
+                    and claim.status in ACTIONABLE and 0 < claim.persistence < ledger.tau
+                    and claim.spoken_turn is None and not claim.exhausted):
+                return claim
+        return None
 
     def _stood(self, index: int, claim: Claim, head: str,
                latency: dict[str, float]) -> Decision:

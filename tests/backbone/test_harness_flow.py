@@ -286,6 +286,20 @@ def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     assert llm2.stages() == ["monitor", "monitor"]
 
 
+def test_turns_screened_before_the_verdict_came_let_the_claim_stand_too(document):
+    """Live, small talk arrives while the monitor judges the claim's turn."""
+    llm = ScriptedLLM([WRONG, SPEAK])
+    bb = make(document, llm, screen_turns=None)
+    assert bb.admit_turns([turn(0, "They run every page through Apache Tika to get tokens.")]) == []
+    early = bb.admit_turns([turn(1, "Let's grab lunch after this.", "S2"),
+                            turn(2, "Noon works for everybody.", "S3")])
+    assert [d.reason for d in early] == [Screened.OFF_DOCUMENT] * 2  # no claim yet
+    assert [d.reason for d in bb.on_turns([])] == ["gate: waiting 1/2"]
+    later = bb.on_turns([turn(3, "Should we book a table somewhere?", "S1")])
+    assert [d.reason for d in later] == ["gate fired: persistence 2 (turn 3 let C1 stand)"]
+    assert llm.stages() == ["monitor", "generate"]
+
+
 def test_a_turn_that_could_fix_the_claim_is_judged_not_counted(document):
     llm = ScriptedLLM([WRONG, QUIET, {"resolved": []}])
     bb = make(document, llm, screen_turns=None)
