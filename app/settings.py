@@ -126,11 +126,11 @@ class LedgerSettings:
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.
     correction_veto: bool = True
     # The detectors whose proposals the monitor sees (app/backbone/detectors.py); leaving
-    # one out is the ablation of what it buys. The name-swap and unsupported-finding
-    # detectors are off: on documents they were not developed on they changed nothing the
-    # agent said and cost monitor calls (benchmarks/ablation.py on the broad set's check
-    # half; benchmarks/detectors.py found 0 of 58 name swaps there).
-    detectors: tuple[Detector, ...] = (Detector.NUMBER, Detector.OPEN_QUESTION)
+    # one out is the ablation of what it buys. The unsupported-finding detector is off: on
+    # documents it was not developed on it changed nothing the agent said and cost monitor
+    # calls (benchmarks/ablation.py on the broad set's check half; benchmarks/detectors.py
+    # found 1 of 24 misattributions there).
+    detectors: tuple[Detector, ...] = (Detector.NUMBER, Detector.NAME, Detector.OPEN_QUESTION)
 
     @property
     def tau(self) -> int:

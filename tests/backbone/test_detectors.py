@@ -83,12 +83,18 @@ def test_bare_one_is_not_a_quantity(doc, facts):
     assert number_mismatch("One of those models is an ensemble, I think.", cands, facts) == []
 
 
-def test_entity_swap_names_the_documents_term(doc, facts):
+def test_a_restatement_with_a_swapped_name_names_the_documents_term(doc, facts):
+    utterance = ("We split each PDF into individual pages, and feed each page to Apache's "
+                 "Tika library to convert it into a sequence of tokens.")
+    [p] = name_mismatch(utterance, having(doc, "PDFBox"), facts)
+    assert p.status == "incorrect_info" and (p.said, p.predicted_answer) == ("Tika", "PDFBox")
+    assert "Tika" in p.note and p.key == "name tika"
+
+
+def test_a_paraphrase_that_names_another_tool_is_no_restatement(doc, facts):
     utterance = ("So they split each PDF into pages and run every page through Apache Tika to "
                  "get a token sequence with font size and position features.")
-    [p] = name_mismatch(utterance, having(doc, "PDFBox"), facts)
-    assert p.status == "incorrect_info" and p.predicted_answer == "PDFBox"
-    assert "Tika" in p.note
+    assert name_mismatch(utterance, having(doc, "PDFBox"), facts) == []
 
 
 def test_names_the_document_has_are_not_flagged(doc, facts):
@@ -279,10 +285,11 @@ def test_a_year_contradicts_only_a_sentence_about_the_same_dated_event(review):
     assert number_mismatch("We met in 2002 to plan it.", first, facts) == []
 
 
-def test_the_name_in_the_same_role_is_proposed_with_its_words_joined(review):
+def test_a_swapped_name_of_several_words_is_proposed_whole(review):
     facts = DocumentFacts(review.sentences)
-    [p] = name_mismatch("And MERS emerged initially in Qatar, that's where it first showed up.",
-                        having(review, "emerged initially in Saudi Arabia"), facts)
+    [sentence] = having(review, "emerged initially in Saudi Arabia")
+    said = sentence.text.replace("Saudi Arabia", "Qatar")
+    [p] = name_mismatch(said, [sentence], facts)
     assert (p.said, p.predicted_answer) == ("Qatar", "Saudi Arabia")
 
 
