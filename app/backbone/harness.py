@@ -374,10 +374,12 @@ class Backbone:
         return verdict
 
     def _left_standing(self) -> Claim | None:
-        """A claim still waiting at the gate that every participant turn since the one that
-        raised it has let stand: the screening found that none of them asks anything,
-        flags anything or could close a claim, so the room has passed them without fixing
-        it. (Live, the turns after a claim are often screened before its verdict comes.)"""
+        """A claim a detector confirmed, still waiting at the gate, that every participant
+        turn since the one that raised it has let stand: the screening found that none of
+        them asks anything, flags anything or could close a claim, so the room has passed
+        them without fixing it. (Live, the turns after a claim are often screened before
+        its verdict comes.) A claim of the monitor's alone still needs a second verdict:
+        that is the gate's check on the model."""
         ledger = self.settings.ledger
         if not (ledger.deference and ledger.count_standing_turns):
             return None
@@ -387,7 +389,8 @@ class Backbone:
             raised = claim.raised_turns[-1]
             since = [i for i in spoken if i > raised]
             if (since and raised in spoken and all(i in self._screened for i in since)
-                    and claim.status in ACTIONABLE and 0 < claim.persistence < ledger.tau
+                    and claim.confirmed and claim.status in ACTIONABLE
+                    and 0 < claim.persistence < ledger.tau
                     and claim.spoken_turn is None and not claim.exhausted):
                 return claim
         return None

@@ -34,6 +34,7 @@ class Claim:
     rollbacks: int = 0
     spoken_turn: int | None = None
     exhausted: bool = False  # rolled back too often: counts as spoken for good
+    confirmed: bool = False  # a detector's proposal agreed with an actionable verdict on it
     cooldown_until: int = -1
 
     @property
@@ -112,6 +113,7 @@ class ClaimLedger:
                 claim.persistence = 0
             return Observation(claim, "reset")
         claim.status = verdict.status
+        claim.confirmed = claim.confirmed or verdict.confirmed
         claim.raised_turns.append(turn)
         self._take_grounding(claim, verdict)
         if not claim.open:
@@ -221,6 +223,7 @@ class ClaimLedger:
             persistence=1, opened_turn=turn, last_mention=turn, raised_turns=[turn],
             texts=[verdict.claim] if verdict.claim else [],
             predicted_answer=verdict.predicted_answer, evidence=verdict.evidence,
+            confirmed=verdict.confirmed,
         )
         self.claims[cid] = claim
         return claim

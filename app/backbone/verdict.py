@@ -45,3 +45,8 @@ class Verdict:
     @property
     def actionable(self) -> bool:
         return self.status in ACTIONABLE
+
+    @property
+    def confirmed(self) -> bool:
+        """A deterministic detector proposed what the monitor reports."""
+        return self.source != "monitor"

@@ -254,10 +254,14 @@ def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(docume
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
+# A restatement of TEXTS[0] with the name swapped: the name detector proposes PDFBox.
+SWAPPED = "We split each PDF into pages and feed each page to Apache's Tika library to get tokens."
+
+
 def test_a_screened_turn_right_after_a_waiting_claim_lets_it_stand(document):
     llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm, screen_turns=None)
-    first = bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    first = bb.on_turn(turn(0, SWAPPED))
     assert first.reason == "gate: waiting 1/2"
     assert bb.on_turn(turn(1, "Mm-hm.", "S3")).reason.startswith("backchannel")
     chat = bb.on_turn(turn(2, "Let's grab lunch after this.", "S2"))
@@ -270,7 +274,7 @@ def test_a_screened_turn_right_after_a_waiting_claim_lets_it_stand(document):
 def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm, screen_turns=None, patience=Patience.DEFERENT)  # tau 3
-    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    bb.on_turn(turn(0, SWAPPED))
     second = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
     assert second.reason == "gate: waiting 2/3 (turn 1 let C1 stand)"
     third = bb.on_turn(turn(2, "Noon works for everybody.", "S1"))
@@ -278,7 +282,7 @@ def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     assert llm.stages() == ["monitor", "generate"]
     llm2 = ScriptedLLM([WRONG, QUIET])
     bb2 = make(document, llm2, screen_turns=None)
-    bb2.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    bb2.on_turn(turn(0, SWAPPED))
     judged = bb2.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
     assert judged.reason == "monitor: on_progress"
     later = bb2.on_turn(turn(2, "Let's grab lunch after this.", "S1"))
@@ -290,7 +294,7 @@ def test_turns_screened_before_the_verdict_came_let_the_claim_stand_too(document
     """Live, small talk arrives while the monitor judges the claim's turn."""
     llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm, screen_turns=None)
-    assert bb.admit_turns([turn(0, "They run every page through Apache Tika to get tokens.")]) == []
+    assert bb.admit_turns([turn(0, SWAPPED)]) == []
     early = bb.admit_turns([turn(1, "Let's grab lunch after this.", "S2"),
                             turn(2, "Noon works for everybody.", "S3")])
     assert [d.reason for d in early] == [Screened.OFF_DOCUMENT] * 2  # no claim yet
@@ -303,16 +307,26 @@ def test_turns_screened_before_the_verdict_came_let_the_claim_stand_too(document
 def test_a_turn_that_could_fix_the_claim_is_judged_not_counted(document):
     llm = ScriptedLLM([WRONG, QUIET, {"resolved": []}])
     bb = make(document, llm, screen_turns=None)
-    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    bb.on_turn(turn(0, SWAPPED))
     fix = bb.on_turn(turn(1, "Hm, I think it was PDFBox they feed each page to.", "S2"))
     assert "let C1 stand" not in fix.reason and fix.action == "silent"
     assert llm.stages()[:2] == ["monitor", "monitor"]
 
 
+def test_a_claim_of_the_monitors_alone_needs_a_second_verdict(document):
+    llm = ScriptedLLM([WRONG])
+    bb = make(document, llm, screen_turns=None)
+    first = bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    assert first.reason == "gate: waiting 1/2"  # no detector proposed it
+    assert bb.on_turn(turn(1, "Let's grab lunch after this.", "S2")).reason == (
+        Screened.OFF_DOCUMENT)
+    assert llm.stages() == ["monitor"]
+
+
 def test_without_the_setting_small_talk_never_counts(document):
     llm = ScriptedLLM([WRONG])
     bb = make(document, llm, screen_turns=None, count_standing_turns=False)
-    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    bb.on_turn(turn(0, SWAPPED))
     assert bb.on_turn(turn(1, "Let's grab lunch after this.", "S2")).reason == (
         Screened.OFF_DOCUMENT)
     assert llm.stages() == ["monitor"]
