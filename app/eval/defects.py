@@ -5,8 +5,8 @@ and the text of the cited page (the document index's sentences on that page):
 
 - ``fragment``: a sentence that does not open with a capital letter, a digit or a
   non-Latin letter, or that lacks final punctuation; or a clipped piece of a cited
-  sentence: a verbatim run of it (four words or more) that starts inside one of its
-  clauses (the word before it in the cited sentence is not followed by , ; : or a dash);
+  sentence: a verbatim run of it (four words or more) that starts or stops inside one of
+  its clauses (a word of the cited sentence, not , ; : a dash or a bracket, runs on there);
 - ``placeholder``: text of the prompt or the schema said aloud: an angle-bracket or brace
   placeholder, a prompt label ("document value:", "the finding in a few words"), a JSON key
   of the model's schemas, a leftover sentence ID;
@@ -149,7 +149,8 @@ def _reported(sentence: str, cited: Sequence[str]) -> Check:
     if len(spoken_words(rest)) <= 3:
         return DefectKind.SPLICED_VALUE, f"'{rest.rstrip('.!?')}' bare after the lead"
     if any(is_clipped(rest, c) for c in cited):
-        return DefectKind.FRAGMENT, "what it says starts inside a clause of the cited sentence"
+        return DefectKind.FRAGMENT, ("what it says starts or stops inside a clause of the "
+                                     "cited sentence")
     return _NONE
 
 
@@ -170,7 +171,7 @@ def _fragment(sentence: str, cited: Sequence[str]) -> Check:
         return DefectKind.FRAGMENT, "no final punctuation"
     clipped = next((c for c in cited if is_clipped(sentence, c)), None)
     if clipped is not None:
-        return DefectKind.FRAGMENT, "starts inside a clause of the cited sentence"
+        return DefectKind.FRAGMENT, "starts or stops inside a clause of the cited sentence"
     return _NONE
 
 
