@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("JARVIS_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _free_native_objects_between_modules() -> Iterator[None]:
+    """Collect a module's garbage on the main thread once it is done. Left to a later
+    collection, native objects (ONNX Runtime sessions, torch models, Qt wrappers) can be
+    freed in the middle of another module's test, while its synthesis thread and the Qt
+    loop run, and that crashed the quick suite in the voice picker's tests."""
+    yield
+    gc.collect()
 
 
 def shared_path(relative: str) -> Path:
