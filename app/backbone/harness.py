@@ -398,7 +398,12 @@ class Backbone:
     def _stood(self, index: int, claim: Claim, head: str,
                latency: dict[str, float]) -> Decision:
         """The ledger counts a turn that let ``claim`` stand as a mention of it, without a
-        monitor call; the gate decides as after any verdict."""
+        monitor call; the gate decides as after any verdict. A claim settled meanwhile
+        (closed, spoken or forgotten while the turn waited in a batch) is left alone."""
+        if self.ledger.claims.get(claim.cid) is not claim or not claim.open or (
+                claim.spoken_turn is not None):
+            return Decision(index, "silent", f"C{claim.cid} settled before turn {index}",
+                            latency_ms=latency)
         self.ledger.stood(claim, index)
         self._observed = claim
         gate = self.ledger.gate(claim, index)

@@ -313,6 +313,19 @@ def test_a_turn_that_could_fix_the_claim_is_judged_not_counted(document):
     assert llm.stages()[:2] == ["monitor", "monitor"]
 
 
+def test_a_claim_settled_while_its_standing_turn_waited_is_left_alone(document):
+    from app.backbone.harness import _Waiting
+
+    llm = ScriptedLLM([WRONG])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, SWAPPED))
+    claim = bb.ledger.claims[1]
+    bb.ledger.close(1, 1, "S2")
+    decision = bb._check(_Waiting(2, "Noon works.", [], [], {}, standing=claim))
+    assert decision.reason == "C1 settled before turn 2" and claim.persistence == 0
+    assert llm.stages() == ["monitor"]
+
+
 def test_a_claim_of_the_monitors_alone_needs_a_second_verdict(document):
     llm = ScriptedLLM([WRONG])
     bb = make(document, llm, screen_turns=None)
