@@ -81,7 +81,7 @@ class DocumentFacts:
         """The first sentence that supports ``q`` (see ``supports_quantity``)."""
         for sid, qs in self.quantities.items():
             for d in qs:
-                if not (q.same_value(d) and q.percent == d.percent):
+                if not ((q.same_value(d) or q.rounds_to(d)) and q.percent == d.percent):
                     continue
                 if not (q.compatible(d) or not q.nouns or not d.nouns):
                     continue

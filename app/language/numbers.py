@@ -101,6 +101,14 @@ class Quantity:
     def same_value(self, other: Quantity) -> bool:
         return abs(self.value - other.value) <= 1e-9 * max(1.0, abs(self.value))
 
+    def rounds_to(self, other: Quantity) -> bool:
+        """Said with fewer decimals than ``other`` is written with, the value is
+        ``other``'s rounded to them ("about two degrees" for 2.1 degrees)."""
+        mine, theirs = _written(self), _written(other)
+        if mine is None or theirs is None or theirs[1] <= mine[1]:
+            return False
+        return abs(round(theirs[0], mine[1]) - mine[0]) <= 1e-9 * max(1.0, abs(mine[0]))
+
     def compatible(self, other: Quantity) -> bool:
         """Both count the same kind of thing, so differing values contradict."""
         if self.percent != other.percent or self.year != other.year:
@@ -110,6 +118,17 @@ class Quantity:
     def spoken(self) -> str:
         number = f"{self.value:g}" if self.value < 1e6 else f"{self.value:.0f}"
         return number + ("%" if self.percent else "")
+
+
+def _written(q: Quantity) -> tuple[float, int] | None:
+    """The number as written and its decimals; None when a scale applies ("26.7M")."""
+    match = re.search(r"\d[\d,]*(?:\.(\d+))?", q.raw)
+    if match is None:
+        return None
+    written = float(match.group(0).replace(",", ""))
+    if abs(written - q.value) > 1e-9 * max(1.0, abs(q.value)):
+        return None
+    return written, len(match.group(1) or "")
 
 
 def nouns_after(text: str, end: int) -> frozenset[str]:

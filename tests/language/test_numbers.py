@@ -1,0 +1,24 @@
+"""Quantities said and written: a value said with fewer decimals rounds to the written one."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.language.numbers import quantities
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "rounds"),
+    [
+        ("about two degrees", "2.1 degrees", True),  # a whole number for a decimal
+        ("3% of cases", "3.4% of cases", True),
+        ("2.5 hours", "2.46 hours", True),
+        ("2 degrees", "2.6 degrees", False),  # 2.6 rounds to 3
+        ("40 sites", "41 sites", False),  # same precision: a different value
+        ("2.1 degrees", "2 degrees", False),  # more decimals than written is no rounding
+        ("27 million papers", "26.7M papers", False),  # a scale applies: not compared
+    ],
+)
+def test_a_value_said_with_fewer_decimals_rounds_to_the_written_one(
+        said: str, written: str, rounds: bool) -> None:
+    assert quantities(said)[0].rounds_to(quantities(written)[0]) is rounds
