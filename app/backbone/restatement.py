@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from app.backbone.utterance import FOOTNOTED  # "library3": a footnote mark glued on
 from app.language.words import STOPWORDS
 
 _WORD = re.compile(r"\w+(?:['’\-.]\w+)*")
-_FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")  # "library3": a footnote mark glued on
 MIN_ALIGNED_WORDS = 6  # words the turn and the sentence share in order
 MIN_ALIGNED_SHARE = 0.6  # of the turn's words
 MAX_SPAN_WORDS = 3  # words on either side of the swap
@@ -56,7 +56,7 @@ def swapped_term(utterance: str, sentence: str) -> Swap | None:
 def _keys(words: Sequence[str]) -> list[str]:
     """Words as compared: lower case, one apostrophe, no footnote mark."""
     keys = [w.lower().replace("’", "'") for w in words]
-    return [k.rstrip("0123456789") if _FOOTNOTED.match(k) else k for k in keys]
+    return [k.rstrip("0123456789") if FOOTNOTED.match(k) else k for k in keys]
 
 
 def _term(words: Sequence[str], initial: bool) -> str | None:
@@ -72,7 +72,7 @@ def _looks_like_term(word: str, initial: bool) -> bool:
     capital inside ("anti-TNF", "NumPy"), or letters with digits ("S3")."""
     if word.lower() in STOPWORDS or not any(c.isalpha() for c in word):
         return False
-    coded = any(c.isdigit() for c in word) and not _FOOTNOTED.match(word)
+    coded = any(c.isdigit() for c in word) and not FOOTNOTED.match(word)
     inner = any(c.isupper() for c in word[1:])
     capital = word[:1].isupper() and (not initial or len(word) > 1)
     return coded or inner or capital

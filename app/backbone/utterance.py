@@ -126,7 +126,7 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 UNSPACED_CHARS = 6  # characters of an unspaced-script clause in a search phrase
 # A word with a footnote number glued on by the PDF's text layer ("method2"): rare, but
 # nobody would say it or type it.
-_FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
+FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
 
 
 def page_form(text: str) -> str:
@@ -182,7 +182,7 @@ def search_phrase(sentence_text: str, document_lower: str, page: str = "",
 
 def _candidates(text: str, max_words: int) -> list[str]:
     """Runs of up to ``max_words`` words joined by single spaces in the text itself."""
-    words = [m for m in _PHRASE_WORD.finditer(text) if not _FOOTNOTED.match(m.group())]
+    words = [m for m in _PHRASE_WORD.finditer(text) if not FOOTNOTED.match(m.group())]
     out: list[str] = []
     for i, first in enumerate(words):
         if _UNSPACED.search(first.group()):
