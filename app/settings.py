@@ -70,6 +70,10 @@ class LLMSettings:
     direct: LLMStageSettings = LLMStageSettings(0.7, 256)
     context_mode: ContextMode = ContextMode.AUTO
     focused_top_k: int = 6
+    # Cached runs of at least this many tokens that the next prompt repeats at another
+    # position are shifted there instead of read again (a sliding transcript window);
+    # 0 reuses only the leading run the prompts share.
+    reuse_min_tokens: int = 32
 
 
 class Detector(StrEnum):

@@ -2,9 +2,11 @@
 
 Every prompt is ``prefix(system) + suffix(user)`` as tokens. llama.cpp keeps the KV state
 of the previous prompt and re-evaluates only from the first differing token, so calls
-that share the system prefix (instructions + document) evaluate just the user part. When
-calls alternate between systems, the state of each recent prefix is kept as a snapshot
-and restored instead of recomputed.
+that share the system prefix (instructions + document) evaluate just the user part.
+Longer runs of the previous prompt found later in the new one are shifted into place
+(app/llm/reuse.py), so a transcript window that dropped its oldest lines is not read
+again. When calls alternate between systems, the state of each recent prefix is kept as
+a snapshot and restored instead of recomputed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from app.cores import model_threads
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
+from app.llm.reuse import plan_reuse
 from app.llm.types import DeltaCallback, LLMCancelled, LLMError, LLMRequest, LLMResponse
 from app.llm.worker import OwnerThread
 from app.settings import LLMSettings
@@ -50,6 +53,7 @@ class _Session:
     snapshots: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     grammars: dict[str, Any] = field(default_factory=dict)
     cancel: threading.Event | None = None  # the running request's cancel event
+    can_shift: bool = False  # the context can move cached tokens to other positions
 
 
 class LlamaBackend:
@@ -113,7 +117,8 @@ class LlamaBackend:
             raise LLMError(
                 f"Could not load the language model {self.model_path.name}: {exc}. {VERIFY_HINT}"
             ) from exc
-        session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed)
+        session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed,
+                           can_shift=_can_shift(llm))
         original_eval = llm.eval
 
         def counting_eval(tokens: Any) -> None:
@@ -190,6 +195,26 @@ class LlamaBackend:
             report(len(prefix), len(prefix))  # read before: nothing left to read
         self._remember(s, system)
 
+    def _shift_reusable(self, s: _Session, prompt: list[int]) -> None:
+        """Move the cached runs the new prompt repeats to where it has them, and tell
+        llama-cpp-python that its cache now holds exactly those leading tokens."""
+        min_run = self.settings.reuse_min_tokens
+        if min_run <= 0 or not s.can_shift:
+            return
+        llm = s.llm
+        plan = plan_reuse(llm.input_ids[: llm.n_tokens].tolist(), prompt, min_run)
+        if not plan.shifts:
+            return
+        for shift in plan.shifts:
+            end = shift.start + shift.length
+            llm._ctx.kv_cache_seq_rm(0, shift.to, shift.start)
+            llm._ctx.kv_cache_seq_shift(0, shift.start, end, shift.to - shift.start)
+            llm.input_ids[shift.to : shift.to + shift.length] = llm.input_ids[shift.start : end]
+        llm._ctx.kv_cache_seq_rm(0, plan.reused, -1)
+        llm.n_tokens = plan.reused
+        log.debug("reused %d cached tokens (%d in place, %d shifted in %d runs)", plan.reused,
+                  plan.common, plan.reused - plan.common, len(plan.shifts))
+
     def _grammar(self, s: _Session, schema: dict[str, Any] | None) -> Any:
         if schema is None:
             return None
@@ -216,6 +241,7 @@ class LlamaBackend:
                 f"context holds {s.n_ctx}; raise the context size or shorten the document."
             )
         self._switch_to(s, req.system, prefix)
+        self._shift_reusable(s, prompt)
         s.evals.clear()
         if req.cancel is not None and req.cancel.is_set():
             raise LLMCancelled(req.stage)
@@ -309,6 +335,13 @@ def _snapshot(llm: Any) -> Any:
         llama_state_size=int(n_bytes),
         seed=llm._seed,
     )
+
+
+def _can_shift(llm: Any) -> bool:
+    import llama_cpp
+
+    memory = getattr(llm._ctx, "memory", None)
+    return memory is not None and bool(llama_cpp.llama_memory_can_shift(memory))
 
 
 def _forget(s: _Session) -> None:

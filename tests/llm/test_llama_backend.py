@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterator
 
@@ -44,6 +45,35 @@ def test_schema_output_streams_and_the_prefix_is_reused(backend: LlamaBackend) -
     assert cold.prompt_tokens > 100 and cold.cached_tokens < 10
     assert warm.cached_tokens > 0.8 * warm.prompt_tokens
     assert warm.prompt_tokens - warm.cached_tokens < 25  # only the question was evaluated
+
+
+def conversation(first: int, last: int) -> str:
+    talk = ["the budget meeting moved to the small room on the second floor",
+            "someone asked whether the slides from last week were sent around",
+            "we agreed to keep the notes short and share them after lunch"]
+    return "Conversation:\n" + "".join(
+        f"[Turn {i}] Speaker {i % 3}: {talk[i % 3]}, as turn {i} said.\n"
+        for i in range(first, last + 1))
+
+
+def test_a_window_without_its_oldest_lines_is_shifted_not_read_again(
+        backend: LlamaBackend) -> None:
+    """The transcript window slides: its oldest lines leave, and the lines that stay are
+    moved down in the cache. The moved lines still carry what they saw of the lines that
+    left, so the 0.5B may pick another sentence number; the fact read is the same."""
+    system = session("shift")
+    question = "\nWhen did Porto open its bridge?"
+    backend.complete(ask(conversation(0, 9) + question, system))
+    slid = backend.complete(ask(conversation(4, 10) + question, system))
+    with LlamaBackend(gguf("llm-0.5b"), dataclasses.replace(SETTINGS, reuse_min_tokens=0)) as b:
+        b.complete(ask(conversation(0, 9) + question, system))
+        read = b.complete(ask(conversation(4, 10) + question, system))
+
+    kept_lines = 6 * 20  # turns 4-9, about 20 tokens each
+    assert read.prompt_tokens == slid.prompt_tokens
+    assert slid.cached_tokens > read.cached_tokens + kept_lines
+    assert slid.data is not None and read.data is not None
+    assert slid.data["year"] == read.data["year"] == 1886
 
 
 def test_alternating_systems_restore_the_prefix(backend: LlamaBackend) -> None:
