@@ -24,7 +24,7 @@ from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.transcript import AGENT, Transcript
+from app.backbone.transcript import AGENT, Line, Transcript
 from app.backbone.utterance import assemble
 from app.backbone.verdict import ACTIONABLE, Verdict
 from app.backbone.veto import correction_veto
@@ -230,6 +230,7 @@ class Backbone:
                            schemas.monitor_schema(with_evidence=full),
                            self.settings.llm.monitor, cancel=cancel)
         latency["monitor"] = reply.ms
+        head = self._conversation(self.transcript.recent())  # with the sentences just shown
         if reply.data is None:
             if cancel is not None and cancel.is_set():
                 raise _Preempted(index)
@@ -263,7 +264,7 @@ class Backbone:
         previous = context[-1].text if context else ""
         self.transcript.append(index, question.speaker, question.text)
         candidates = self.proposer.for_question(index, question.text, previous)
-        user = self._conversation(context) + self._sentence_block(candidates)
+        user = self._conversation(context) + self._direct_sentences(context, candidates)
         user += prompts.direct_task(question.text, candidates,
                                     self.settings.utterance.max_sentences_direct)
         complete = contains_question(question.text) and len(question.text.split()) >= 4
@@ -506,14 +507,24 @@ class Backbone:
 
     # --- context rendering --------------------------------------------------------------
 
-    def _conversation(self, lines: Sequence[Any]) -> str:
-        return prompts.conversation_block(lines)
+    def _conversation(self, lines: Sequence[Line]) -> str:
+        return prompts.conversation_block(lines, self._render)
 
     def _sentence_block(self, sids: Sequence[int]) -> str:
-        """Focused mode: the sentences a call needs; full mode has them in the prefix."""
+        """Focused mode: the sentences a call on the window needs that it does not show
+        yet, attached to its newest line (so the next call finds them in the cached
+        text); full mode has them all in the prefix."""
         if self.mode is ContextMode.FULL:
             return ""
-        return prompts.sentence_block([self._render(s) for s in sids])
+        return prompts.sentence_block([self._render(s) for s in self.transcript.attach(sids)])
+
+    def _direct_sentences(self, lines: Sequence[Line], sids: Sequence[int]) -> str:
+        """The question's sentences that its few context lines do not show."""
+        if self.mode is ContextMode.FULL:
+            return ""
+        shown = {sid for line in lines for sid in line.evidence}
+        return prompts.sentence_block([self._render(s) for s in dict.fromkeys(sids)
+                                       if s not in shown])
 
     def _render(self, sid: int) -> str:
         sentence = self.document.get(sid)

@@ -1,17 +1,19 @@
 """Prompt text. One ``system`` string is shared by every stage and every turn (so its KV
 state is computed once); each ``user`` message starts with the conversation block, which
-only grows between calls, and ends with the stage's task."""
+only grows between calls (with focused context, the document sentences shown so far
+among its lines), and ends with the stage's task."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.backbone.transcript import Line
 from app.events import Intent
 
 INSTRUCTIONS = """\
 You are Jarvis, a quiet assistant in a meeting where people discuss one document.
-The document is the only source of truth. It is given as numbered sentences [S#].
+The document is the only source of truth. It is given as numbered sentences [S#]; when
+only some are given, each is listed, indented, under the turn it was first found for.
 Refer to document sentences only by their numbers; never invent a number.
 Every request names one TASK. Do only that task and reply with one JSON object.
 
@@ -64,16 +66,20 @@ def system_prompt(numbered_block: str | None) -> str:
     return INSTRUCTIONS + DOCUMENT_HEADER + numbered_block + "\n"
 
 
-def conversation_block(lines: Sequence[Line]) -> str:
-    """The transcript window; append-only between slides, so it stays a cached prefix."""
-    return "CONVERSATION:\n" + "\n".join(line.render() for line in lines) + "\n"
+def conversation_block(lines: Sequence[Line],
+                       sentence: Callable[[int], str] = lambda sid: "") -> str:
+    """The transcript window, each line followed by the sentences attached to it;
+    append-only between slides, so it stays a cached prefix."""
+    parts = ["CONVERSATION:\n"]
+    for line in lines:
+        parts.append(line.render() + "\n")
+        parts.append(sentence_block([sentence(sid) for sid in line.evidence]))
+    return "".join(parts)
 
 
 def sentence_block(rendered: Sequence[str]) -> str:
-    """Focused mode: the retrieved sentences for this call, with their real IDs."""
-    if not rendered:
-        return ""
-    return "DOCUMENT SENTENCES:\n" + "\n".join(rendered) + "\n"
+    """Focused mode: document sentences with their real IDs, indented under a turn."""
+    return "".join(f"  {text}\n" for text in rendered if text)
 
 
 def _sids(sids: Sequence[int]) -> str:

@@ -2,12 +2,15 @@
 
 The window starts at an anchor that moves only every ``slide_every`` turns, so from one
 call to the next the rendered text only grows at its end and the LLM's cached prefix
-(instructions + window so far) is reused instead of re-read.
+(instructions + window so far) is reused instead of re-read. In focused context the
+document sentences a call needs are attached to the newest line when first shown, so they
+too stay in the cached text while their line is in the window.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from app.language.words import AGENT_NAME
 
@@ -20,6 +23,7 @@ class Line:
     speaker: str
     text: str
     agent: bool = False
+    evidence: tuple[int, ...] = ()  # document sentences first shown after this line
 
     def render(self) -> str:
         return f"[Turn {self.index}] {self.speaker}: {self.text}"
@@ -38,6 +42,20 @@ class Transcript:
         if len(self.lines) - self._anchor > self.window + self.slide_every - 1:
             self._anchor = len(self.lines) - self.window
         return line
+
+    def attach(self, sids: Iterable[int]) -> list[int]:
+        """Show ``sids`` after the newest line, those the window does not show yet; returns
+        them in order."""
+        shown = self.shown()
+        new = [sid for sid in dict.fromkeys(sids) if sid not in shown]
+        if new and self.lines:
+            last = self.lines[-1]
+            self.lines[-1] = replace(last, evidence=(*last.evidence, *new))
+        return new
+
+    def shown(self) -> set[int]:
+        """Sentences attached to the window's lines."""
+        return {sid for line in self.recent() for sid in line.evidence}
 
     def clear(self) -> None:
         """Start again from no lines (the stages that hold the transcript keep it)."""

@@ -100,8 +100,29 @@ def test_conversation_block_only_grows_between_calls(document):
     bb = make(document, llm)
     for i, text in enumerate(["The model is a BiLSTM.", "With a CRF on top.", "And GloVe."]):
         bb.on_turn(turn(i, text))
-    blocks = [r.user.split("DOCUMENT SENTENCES")[0] for r in llm.requests]
+    blocks = [r.user.split("TASK")[0] for r in llm.requests]
     assert blocks[1].startswith(blocks[0]) and blocks[2].startswith(blocks[1])
+
+
+def test_a_sentence_is_shown_once_while_its_turn_is_in_the_window(document):
+    """Focused context lists a sentence under the turn it was first found for; later
+    calls that need it point to it there, until that turn leaves the window."""
+    llm = ScriptedLLM([QUIET] * 20)
+    bb = make(document, llm)
+    texts = ["The model is a BiLSTM.", "With a CRF on top, the BiLSTM.",
+             "The BiLSTM has two layers."]
+    for i, text in enumerate(texts):
+        bb.on_turn(turn(i, text))
+    users = [r.user for r in llm.requests]
+    assert [u.count("  [S3] ") for u in users] == [1, 1, 1]
+    assert "[Turn 0] S1: The model is a BiLSTM.\n  [S3] " in users[2]
+    assert all("Relevant sentences: S3" in u or "S3," in u for u in users)
+    window = bb.settings.ledger.transcript_window
+    for i in range(3, 3 + window + 4):  # the first turns leave the window
+        bb.on_turn(turn(i, f"Point {i}: the bidirectional LSTM with a random field on top."))
+    last = llm.requests[-1].user
+    assert "[Turn 0]" not in last and last.count("  [S3] ") == 1
+    assert last.index("  [S3] ") > last.index("[Turn 4]")  # shown again under a later turn
 
 
 def test_unresolvable_generation_ids_fall_back_to_the_monitors(document):
