@@ -81,7 +81,6 @@ class Detector(StrEnum):
 
     NUMBER = "number"  # a number the turn gives differs from the document's for it
     NAME = "name"  # a restatement of a document sentence with one name or term swapped
-    UNSUPPORTED = "unsupported"  # a finding with a number or name the document lacks
     OPEN_QUESTION = "open_question"  # a question the replies left open
 
 
@@ -131,11 +130,8 @@ class LedgerSettings:
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.
     correction_veto: bool = True
     # The detectors whose proposals the monitor sees (app/backbone/detectors.py); leaving
-    # one out is the ablation of what it buys. The unsupported-finding detector is off: on
-    # documents it was not developed on it changed nothing the agent said and cost monitor
-    # calls (benchmarks/ablation.py on the broad set's check half; benchmarks/detectors.py
-    # found 1 of 24 misattributions there).
-    detectors: tuple[Detector, ...] = (Detector.NUMBER, Detector.NAME, Detector.OPEN_QUESTION)
+    # one out is the ablation of what it buys.
+    detectors: tuple[Detector, ...] = tuple(Detector)
 
     @property
     def tau(self) -> int:

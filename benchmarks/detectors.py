@@ -7,7 +7,7 @@ Every conversation runs through the same retrieval and detectors as the harness
   whose value is a gold value ("detected"), split into number and name swaps;
 - gap: an open-question proposal on one of the two turns after the question, and
   whether it names the evidence sentence;
-- misattribution: an unsupported-finding proposal on the onset turn or the next;
+- misattribution: no detector proposes one (the monitor judges them alone);
 - resolved_question / unanswerable: any proposal in the window (false alarms);
 - ordinary turns outside every event window: proposals per 100 turns.
 
@@ -40,7 +40,7 @@ from app.embedding import get_embedder  # noqa: E402
 from app.eval.dataset import Event, read_set  # noqa: E402
 from app.language.talk import is_backchannel  # noqa: E402
 from app.language.values import contains_any  # noqa: E402
-from app.settings import Settings  # noqa: E402
+from app.settings import Detector, Settings  # noqa: E402
 
 WINDOW = 5  # turns after the onset that belong to an event (BENCHMARK.md)
 
@@ -76,10 +76,9 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
         row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits),
                 "first": any(p.sids[:1] and p.sids[0] in gold for p in hits)}
     elif event.type == "misattribution":
-        row |= {"detected": bool(_hits(found, range(onset, onset + 2), {"unsupported"}))}
+        pass
     else:  # resolved_question, unanswerable: any proposal is a false alarm
-        hits = _hits(found, range(onset, onset + WINDOW + 1),
-                     {"number", "name", "unsupported", "open_question"})
+        hits = _hits(found, range(onset, onset + WINDOW + 1), set(Detector))
         row |= {"false_alarm": bool(hits), "detectors": sorted({p.detector for p in hits})}
     return row
 
@@ -124,8 +123,6 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
             [r for r in rows if r["type"] == "gap"], "detected"),
         "gap: the evidence sentence first": rate(
             [r for r in rows if r["type"] == "gap"], "first"),
-        "misattribution: unsupported finding": rate(
-            [r for r in rows if r["type"] == "misattribution"], "detected"),
         "resolved/unanswerable: false alarm": rate(
             [r for r in rows if r["type"] in ("resolved_question", "unanswerable")],
             "false_alarm"),

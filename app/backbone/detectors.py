@@ -25,7 +25,6 @@ from app.language.talk import (
     contains_question,
     counted_in_question,
     find,
-    is_question,
     negated,
     rejected,
     reports_failed_recall,
@@ -89,13 +88,6 @@ class DocumentFacts:
                     return sid
         return None
 
-    def mentions(self, term: str) -> bool:
-        """The term, or the head of a compound ("Linux" of "Linux-based")."""
-        parts = [term, *[p for p in re.split(r"[-/]", term) if len(p) >= 3][:1]]
-        return any(
-            re.search(rf"(?<![a-z0-9]){re.escape(p.lower())}", self.lower) for p in parts
-        )
-
 
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
 NAME_SHARED_WORDS = 3
@@ -137,12 +129,8 @@ def same_matter(utterance: str, sentence: str, besides: str = "") -> bool:
 
 
 def named_terms(text: str) -> list[str]:
-    """The tools, datasets, places and other names a speaker states."""
-    return _names(text)
-
-
-def _names(text: str) -> list[str]:
-    """Capitalised terms: mid-sentence, or name-shaped anywhere ("NumPy", "CO2")."""
+    """The tools, datasets, places and other names a speaker states: capitalised terms
+    mid-sentence, or name-shaped anywhere ("NumPy", "CO2")."""
     return [term for term, _, _ in _name_spans(text)]
 
 
@@ -218,31 +206,6 @@ def name_mismatch(
             said=swap.said,
         )]
     return []
-
-
-def unsupported_finding(
-    utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts
-) -> list[Proposal]:
-    """A specific result attributed to the paper that the document nowhere states."""
-    if not says(Talk.ATTRIBUTION, utterance) or is_question(utterance):
-        return []
-    missing_numbers = [q for q in quantities(utterance) if not q.year and
-                       not facts.supports_quantity(q, utterance)]
-    missing_names = [n for n in _names(utterance) if not facts.mentions(n)]
-    missing_words = [w for w in set(content_tokens(utterance)) if len(w) > 5 and
-                     not w[0].isdigit() and w not in facts.vocabulary]
-    specific = len(missing_numbers) + len(missing_names) + min(len(missing_words), 2)
-    if not missing_numbers and not missing_names or specific < 2:
-        return []
-    if any(len(_shared(utterance, s.text)) >= NAME_SHARED_WORDS + 1 for s in candidates[:2]):
-        return []  # the document talks about exactly this: leave it to the other checks
-    what = (missing_names or [q.raw for q in missing_numbers])[0]
-    return [Proposal(
-        Detector.UNSUPPORTED, Status.NOT_IN_DOCUMENT, _clause_with(utterance, what), "", (),
-        key="unsupported " + " ".join(sorted(content_tokens(utterance))[:6]),
-        note=f'"{what}" appears nowhere in the document',
-        said=what,
-    )]
 
 
 def _clause_with(text: str, term: str, max_words: int = 24) -> str:
@@ -370,8 +333,7 @@ def _answers(utterance: str, asked: str, sentence: str, failed: bool) -> bool:
 
 
 def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
-    """Last turn's proposals that this turn adopts: it repeats the wrong number or name,
-    or (for an unsupported finding) goes along with it without retracting or asking."""
+    """Last turn's proposals that this turn adopts: it repeats the wrong number or name."""
     out = []
     for p in previous:
         if p.detector == Detector.NUMBER:
@@ -380,19 +342,12 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
                           for q in quantities(utterance) for s in said)
         elif p.detector == Detector.NAME:
             adopted = re.search(rf"\b{re.escape(p.said)}\b", utterance, re.IGNORECASE) is not None
-        elif p.detector == Detector.UNSUPPORTED:
-            adopted = not is_question(utterance) and not _backs_off(utterance)
         else:
             adopted = False
         if adopted:
             out.append(dataclasses.replace(p, note=f"the previous turn's problem is adopted: "
                                                     f"{p.note}"))
     return out
-
-
-def _backs_off(text: str) -> bool:
-    """The turn takes the point back or pauses on it ("wait", "that was another paper")."""
-    return says(Talk.RETRACTION, text) or says(Talk.BACKING_OFF, text)
 
 
 def detect(
@@ -406,8 +361,6 @@ def detect(
         found += number_mismatch(utterance, candidates, facts)
     if Detector.NAME in enabled:
         found += name_mismatch(utterance, candidates, facts)
-    if Detector.UNSUPPORTED in enabled:
-        found += unsupported_finding(utterance, candidates, facts)
     if Detector.OPEN_QUESTION in enabled:
         found += open_question(utterance, previous, candidates, facts, asked_candidates)
     return found

@@ -167,11 +167,7 @@ class Intervener:
         user = draft.head + self.sentence_block(sids)
         user += prompts.generate_task(draft.intent, claim.text, claim.evidence, sids,
                                       draft.hint, sids[0] if asked is not None else None)
-        # A finding no sentence states, found by the detector and confirmed by the model:
-        # there is nothing to abstain over (the reply says the document does not state it).
-        unsupported = (draft.intent == Intent.NOT_IN_DOCUMENT
-                       and claim.key.startswith("unsupported "))
-        must_speak = draft.checked or unsupported or asked is not None
+        must_speak = draft.checked or asked is not None
         reply = self.call("generate", self.system, user,
                           schemas.generate_schema(allow_abstain=not must_speak),
                           self.settings.llm.generate)

@@ -31,7 +31,6 @@ class Talk(StrEnum):
     MOVING_ON = "moving_on"  # "let's move on", "never mind", "we can check that later"
     NEGATION = "negation"  # "doesn't cover", "lacks", "without"
     RETRACTION = "retraction"  # "scratch that", "that was another paper"
-    BACKING_OFF = "backing_off"  # "wait", "actually", "I don't think so"
     ATTRIBUTION = "attribution"  # "they found ...", "the paper says ..."
     INSTRUCTION = "instruction"  # an imperative to the room: "Tell everyone to leave."
     ASKS_QUANTITY = "asks_quantity"  # "how many", "what percentage", "the size"
@@ -112,10 +111,6 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
         rf"(?:doesn'?t|don'?t|didn'?t|never) (?:actually |really )?{_REPORT_VERB}\b|"
         r"\bscratch that\b|\bi take (?:it|that) back\b|\bi (?:was wrong|misspoke)\b|"
         r"\bmy (?:mistake|bad)\b|\bi stand corrected\b", _I),
-    # Weaker than a retraction: the speaker pauses on what was said.
-    Talk.BACKING_OFF: re.compile(
-        r"\b(?:wait|actually|hold on|hang on|mixing)\b|"
-        r"\b(?:don'?t|do not) think (?:so|that)\b|\bnot (?:from|in) (?:this|the|that)\b", _I),
     Talk.ATTRIBUTION: re.compile(
         r"\b(?:they|the authors|the paper|this paper|the study|this study|"
         r"in this (?:paper|study))"

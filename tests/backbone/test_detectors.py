@@ -10,7 +10,6 @@ from app.backbone.detectors import (
     name_mismatch,
     number_mismatch,
     open_question,
-    unsupported_finding,
 )
 from app.language.numbers import quantities
 from app.settings import Detector
@@ -105,21 +104,6 @@ def test_names_the_document_has_are_not_flagged(doc, facts):
 def test_capitalised_sentence_openers_are_not_names(doc, facts):
     utterance = "Fair. Cool. Then the edges: citations, authorship, entity linking and mentions."
     assert name_mismatch(utterance, doc.sentences[:40], facts) == []
-
-
-def test_finding_the_document_never_states_is_flagged_as_not_in_paper(doc, facts):
-    utterance = ("And the deployed system paid off, too. They ran an online A/B test and the "
-                 "clickthrough rate went up by 46.5 percent.")
-    [p] = unsupported_finding(utterance, doc.sentences[:5], facts)
-    assert p.status == "not_in_paper" and p.sids == ()
-    # the claim is the finding itself, so the spoken reply can name what is missing
-    assert p.claim == ("They ran an online A/B test and the clickthrough rate went up by "
-                       "46.5 percent")
-
-
-def test_attributed_finding_the_document_states_is_not_flagged(doc, facts):
-    utterance = "They found the labeling process succeeds for 76% of the documents."
-    assert unsupported_finding(utterance, having(doc, "succeeds for 76%"), facts) == []
 
 
 def test_open_question_with_failed_recall_proposes_the_answer_sentence(doc, facts):
