@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.events import Intervention, Turn
-from app.language.values import states_value
+from app.language.values import value_present
 from app.language.words import lexical_similarity
 from app.settings import FloorSettings
 
@@ -53,7 +53,7 @@ class Freshness:
         share = self.settings.freshness_value_share
         for turn in since:
             for value in intervention.values:
-                if states_value(value, turn.text, share):
+                if value_present(value, turn.text, share):
                     return Staleness("stated", f"{turn.speaker} said {value!r}: {turn.text!r}")
         return None
 

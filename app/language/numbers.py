@@ -5,8 +5,8 @@
 quantities, nor is a bare "one" ("one of them").
 
 One table of number words and one of scales serve every reader of numbers here: the
-quantities the detectors compare (``quantities``), the digits a turn writes
-(``written_numbers``), the values retrieval matches (``numeric_values``) and the
+quantities the detectors compare (``quantities``), the values retrieval matches
+(``numeric_values``) and the
 evaluator's tokens with each number merged into one (``canonical_tokens``).
 """
 
@@ -185,16 +185,9 @@ def repeats(quantity: Quantity, given: Iterable[Quantity]) -> bool:
     return any(quantity.same_value(g) and quantity.percent == g.percent for g in given)
 
 
-# --- the digits a text writes -------------------------------------------------------------
+# --- thousands separators -------------------------------------------------------------
 
 THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
-
-
-def written_numbers(text: str) -> set[str]:
-    """Numbers written with digits, normalised ("1,200" -> "1200", "3.50" -> "3.5")."""
-    found = _DIGITS.findall(THOUSANDS_COMMA.sub("", text))
-    return {n.rstrip("0").rstrip(".") if "." in n else n.lstrip("0") or "0" for n in found}
 
 
 # --- values for retrieval -----------------------------------------------------------------

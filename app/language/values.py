@@ -4,21 +4,18 @@
   the model is handed);
 - ``contains_value``: the value's words in order, each number expression compared by
   value ("12M" = "twelve million"; the evaluator's gold values);
-- ``value_present``: every number of the value and a share of its stemmed content words
-  (a turn that states the correct value: the guard, the veto, a generated correction);
-- ``states_value``: every number written with digits and a share of its other surface
-  words (the floor's freshness: someone already said what the agent holds).
-
-The last two differ where their callers were tuned: ``states_value`` reads digits only
-("twelve weeks" does not say "12 weeks") and compares "3.50" with "3.5" by value.
+- ``value_present``: every number of the value, compared by value and written either
+  way ("3.5" = "3.50", "12" = "twelve"), and a share of its stemmed content words (a turn
+  or a reply that states the value: the guard, the veto, a generated correction and the
+  floor's freshness).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.language.numbers import canonical_tokens, written_numbers
-from app.language.words import content_tokens, content_words, is_number_token
+from app.language.numbers import canonical_tokens
+from app.language.words import content_tokens, is_number_token
 
 
 def verbatim(text: str, value: str) -> bool:
@@ -29,27 +26,26 @@ def verbatim(text: str, value: str) -> bool:
 
 def value_present(value: str, text: str, min_share: float) -> bool:
     """At least ``min_share`` of the value's content tokens are in ``text``; every number
-    of the value must be there exactly."""
+    of the value must be there, by value."""
     wanted = content_tokens(value)
     if not wanted:
         return False
     have = set(content_tokens(text))
-    numbers = [t for t in wanted if is_number_token(t)]
-    if any(n.rstrip("%") not in {h.rstrip("%") for h in have} for n in numbers):
+    have_numbers = {_by_value(h) for h in have if is_number_token(h)}
+    if any(_by_value(t) not in have_numbers for t in wanted if is_number_token(t)):
         return False
-    share = sum(t in have for t in wanted) / len(wanted)
+    share = sum(t in have or (is_number_token(t) and _by_value(t) in have_numbers)
+                for t in wanted) / len(wanted)
     return share >= min_share
 
 
-def states_value(value: str, said: str, min_share: float) -> bool:
-    """True when ``said`` carries ``value``: numbers exact, enough of its content words."""
-    wanted = written_numbers(value)
-    if wanted and not wanted <= written_numbers(said):
-        return False
-    words = content_words(value) - wanted
-    if not words:
-        return bool(wanted)
-    return len(words & content_words(said)) / len(words) >= min_share
+def _by_value(token: str) -> str:
+    """A number token's value as one spelling ("3.50" and "3.5" alike; "%" aside)."""
+    bare = token.rstrip("%")
+    try:
+        return repr(float(bare))
+    except ValueError:
+        return bare
 
 
 def _contains_sequence(haystack: list[str], needle: list[str]) -> bool:

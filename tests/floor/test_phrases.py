@@ -7,9 +7,8 @@ import pytest
 from app.events import Intervention, InterventionKind, Turn
 from app.floor import Freshness, Permission, classify, is_backchannel
 from app.floor.fsm import spoken_text
-from app.language.numbers import written_numbers as numbers
 from app.language.sentences import sentences as split_sentences
-from app.language.values import states_value
+from app.language.values import value_present
 from app.language.words import tokens
 
 
@@ -80,11 +79,12 @@ def test_permission(text: str, hand_up: bool, expected: Permission) -> None:
         ("3.5 percent dropout", "dropout was 3.50 percent", True),
         ("randomised double-blind design", "it was a double blind randomised design", True),
         ("randomised double-blind design", "it was randomised", False),
-        ("12 weeks", "twelve weeks", False),
+        ("12 weeks", "twelve weeks", True),  # recognition writes some numbers as words
+        ("12 weeks", "twenty weeks", False),
     ],
 )
 def test_value_match(value: str, said: str, expected: bool) -> None:
-    assert states_value(value, said, 0.6) is expected
+    assert value_present(value, said, 0.6) is expected
 
 
 def test_pluggable_similarity_decides_topic_moves() -> None:
@@ -120,4 +120,3 @@ def test_resume_text_starts_at_the_sentence() -> None:
 
 def test_tokens_and_numbers() -> None:
     assert tokens("M-hmm, it's 1,200!") == ["m", "hmm", "it's", "1200"]
-    assert numbers("n = 1,200; 3.50 and 007") == {"1200", "3.5", "7"}
