@@ -11,15 +11,13 @@ change more than one term (a paraphrase, not a restatement) propose nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from app.backbone.utterance import FOOTNOTED  # "library3": a footnote mark glued on
-from app.language.words import STOPWORDS
+from app.language.words import STOPWORDS, cased_words
 
-_WORD = re.compile(r"\w+(?:['’\-.]\w+)*")
 MIN_ALIGNED_WORDS = 6  # words the turn and the sentence share in order
 MIN_ALIGNED_SHARE = 0.6  # of the turn's words
 MAX_SPAN_WORDS = 3  # words on either side of the swap
@@ -35,7 +33,7 @@ class Swap:
 
 def swapped_term(utterance: str, sentence: str) -> Swap | None:
     """The one term ``utterance`` swaps in its restatement of ``sentence``, if it is one."""
-    said, written = _WORD.findall(utterance), _WORD.findall(sentence)
+    said, written = cased_words(utterance), cased_words(sentence)
     matcher = SequenceMatcher(None, _keys(said), _keys(written), autojunk=False)
     aligned = sum(block.size for block in matcher.get_matching_blocks())
     if aligned < MIN_ALIGNED_WORDS or aligned < MIN_ALIGNED_SHARE * len(said):

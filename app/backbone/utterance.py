@@ -13,7 +13,7 @@ from typing import Any
 from app.document.library import Library, part_of
 from app.events import Citation
 from app.language.sentences import sentences
-from app.language.words import STOPWORDS
+from app.language.words import STOPWORDS, spoken_words
 from app.settings import UtteranceStyle
 
 # "as stated in S27 and S32": a pointer to sentence IDs that means nothing aloud.
@@ -62,10 +62,6 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
             if max_words is None or len(quoted.split()) <= max_words:
                 return quoted
     return sentence
-
-
-def spoken_words(text: str) -> list[str]:
-    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
 
 
 _CLAUSE_MARKS = frozenset({",", ";", ":", "-", "–", "—", "(", ")", ".", "!", "?"})

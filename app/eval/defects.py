@@ -36,8 +36,9 @@ from functools import cache
 from typing import Any
 
 from app.backbone.prompts import PROMPT_PHRASES
-from app.backbone.utterance import is_clipped, on_page, spoken_words
+from app.backbone.utterance import is_clipped, on_page
 from app.language.sentences import sentences
+from app.language.words import spoken_words
 
 
 class DefectKind(StrEnum):

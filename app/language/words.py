@@ -73,6 +73,20 @@ def tokens(text: str) -> list[str]:
     return [t.replace("’", "'") for t in _TOKEN.findall(text)]
 
 
+_CASED = re.compile(r"\w+(?:['’\-.]\w+)*")
+
+
+def cased_words(text: str) -> list[str]:
+    """Words as written, case kept, hyphenated and dotted words whole ("Wi-Fi", "v2.1"):
+    for aligning a turn with a sentence word by word."""
+    return _CASED.findall(text)
+
+
+def spoken_words(text: str) -> list[str]:
+    """Lowercased words with the marks a number keeps ("1,200", "76%", "3.5")."""
+    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
+
+
 def content_words(text: str) -> set[str]:
     """The surface tokens that are not function words (no stemming, numbers as written)."""
     return {t for t in tokens(text) if t not in PLAIN_STOPWORDS}
