@@ -524,3 +524,16 @@ def test_a_checked_value_that_is_not_the_count_asked_for_gives_the_whole_sentenc
                                         guess_sids=(2,))
     assert "document value: Deduplication on metadata" in request.user
     assert decision.action == "speak" and "37M unique paper nodes" in decision.intervention.text
+
+
+def test_a_direct_question_lists_only_the_sentences_its_context_lines_lack(document):
+    answer = {"action": "answer", "text": "It is 37M unique paper nodes.", "quote_sids": [2]}
+    llm = ScriptedLLM([QUIET, answer])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "So the dedup leaves 37M unique paper nodes, from the metadata."))
+    bb.answer_direct(turn(1, "Jarvis, how many unique paper nodes are left after dedup?"))
+    monitor, direct = (r.user for r in llm.requests)
+    assert "  [S2] " in monitor
+    assert direct.count("  [S2] ") == 1  # under turn 0, where the monitor call showed it
+    assert direct.index("  [S2] ") < direct.index("TASK direct")
+    assert direct.startswith(monitor.split("TASK")[0])  # the cached text, as it was
