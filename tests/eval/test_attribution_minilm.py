@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_minilm_attribution_on_the_tiny_set(tmp_path: Path) -> None:
-    embedding = pytest.importorskip("app.embedding")
+    from app import embedding
     cosine = embedding.get_embedder().cosine
     bench = read_set(tiny_set.write_set(tmp_path / "tiny"))
     report = score_replay(bench, tiny_set.planned_decisions(), cosine)

@@ -28,8 +28,6 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    for module in ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
-        pytest.importorskip(module)
     model = gguf("llm-0.5b")
     port = free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"

@@ -124,7 +124,6 @@ def test_big_files_get_a_progress_line(tmp_path: Path) -> None:
 
 
 def test_language_model_load_failure_points_to_verify(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
     from app.llm.llama import LlamaBackend
     from app.llm.types import LLMError
 

@@ -65,10 +65,11 @@ def test_preload_order_puts_dependencies_first(tmp_path: Path) -> None:
 
 def real_shared_library() -> Path:
     name = ctypes.util.find_library("m")
-    for folder in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
-        if name and (Path(folder) / name).is_file():
-            return Path(folder) / name
-    pytest.skip(reason="no libm shared library on this platform to stand in for a CUDA library")
+    folders = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64")
+    found = next((Path(f) / name for f in folders if name and (Path(f) / name).is_file()), None)
+    if found is None:
+        pytest.skip(reason="no libm shared library on this platform to stand in for a CUDA library")
+    return found
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="dlopen preloading is Linux-only")

@@ -52,7 +52,7 @@ def test_replica_has_the_real_header_and_zero_weights(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_llama_cpp_loads_the_replica_and_tokenizes_like_the_model(tmp_path: Path) -> None:
-    llama_cpp = pytest.importorskip("llama_cpp")
+    import llama_cpp
     import numpy as np
 
     model = embedded_gguf()
@@ -80,7 +80,6 @@ def gpu_check(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedPro
 
 
 def test_gpu_check_skips_the_llm_without_a_model(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
     result = gpu_check(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "LLM skipped: no GGUF given" in result.stdout
@@ -91,7 +90,6 @@ def test_gpu_check_skips_the_llm_without_a_model(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_gpu_check_runs_the_stage_benchmark_on_a_carried_header(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp")
     (tmp_path / "carry").mkdir()
     gguf_replica.write_header(embedded_gguf(), tmp_path / "carry" / "llm-0.5b.ggufhdr")
     result = gpu_check(tmp_path, JARVIS_GPU_LLM_ARGS="--doc-tokens 40 --rounds 1 --n-ctx 512 "

@@ -397,7 +397,6 @@ class RoomMicrophone:
 
 
 def test_input_device_change_restarts_capture_on_the_new_device(tmp_path):
-    pytest.importorskip("app.speech.worker", reason="the speech worker is not installed")
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     pipeline, events = _pipeline(tmp_path)
@@ -470,7 +469,6 @@ def test_llama_reports_reading_the_document_prefix():
 
 def test_back_to_the_default_microphone_from_the_one_capture_started_on(tmp_path):
     """The running capture's device is the current value, whatever the pipeline was told."""
-    pytest.importorskip("app.speech.worker", reason="the speech worker is not installed")
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     pipeline, events = _pipeline(tmp_path)

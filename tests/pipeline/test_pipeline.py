@@ -24,8 +24,6 @@ from app.pipeline.scripted import ScriptedTurns, load_turns
 from app.session import SessionRecord, read_record
 from app.settings import FloorMode, Settings
 
-pytest.importorskip("app.floor.fsm", reason="the floor FSM is not built yet")
-
 CITE = Citation(8, 1, "Planted roofs were installed on 48 residential buildings.",
                 ((171.7, 312.1, 518.3, 329.7),), "48")
 IV = Intervention("iv-1", InterventionKind.PROACTIVE, "It was 48 buildings, not twelve.",

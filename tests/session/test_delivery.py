@@ -20,8 +20,6 @@ from app.session import (
 )
 from app.settings import FloorMode, Settings
 
-pytest.importorskip("app.floor.fsm", reason="the floor FSM is not built yet")
-
 CITE = Citation(8, 1, "Planted roofs were installed on 48 residential buildings.", (), "48")
 IV = Intervention("iv-1", InterventionKind.PROACTIVE, "It was 48 buildings, not twelve.",
                   citations=(CITE,))  # fmt: skip

@@ -142,7 +142,8 @@ def test_the_reply_schemas_spell_out_one_line_of_plain_text():
 def test_the_decoder_grammar_has_no_line_break_inside_a_string():
     import json
 
-    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from llama_cpp import llama_grammar as grammar
+
     from app.summary.schemas import points_schema
 
     gbnf = grammar.json_schema_to_gbnf(json.dumps(points_schema(6, 4)))

@@ -16,7 +16,6 @@ from app.settings import FloorMode, Settings
 from tests.backbone.scripted import ScriptedLLM
 from tests.summary.meetings import write_record
 
-pytest.importorskip("PySide6", reason="the window needs PySide6")
 pytestmark = pytest.mark.qt
 
 POINTS = {"points": [{"kind": "discussed", "text": "Maya said top floor flats were about two "

@@ -6,7 +6,6 @@ import pytest
 
 from app.session import SessionRecord
 
-pytest.importorskip("PySide6", reason="the window needs PySide6")
 pytestmark = pytest.mark.qt
 
 

@@ -23,8 +23,6 @@ from tests.backbone.school import backbone
 from tests.backbone.scripted import ScriptedLLM
 from tests.document.samples import blank, text_pdf
 
-pytest.importorskip("app.floor.fsm", reason="the floor FSM is not built yet")
-
 BUDGET = [
     ["The city budget for the coming year is 84 million euros in total.",
      "Road repairs receive 12 million euros of the budget this year."],

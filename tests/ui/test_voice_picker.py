@@ -140,7 +140,6 @@ def test_a_voice_that_cannot_load_says_so_in_the_dialog_and_the_log(qtbot, caplo
 
 
 def test_a_loudspeaker_that_is_not_there_says_so(qtbot, piper_voice, caplog):
-    pytest.importorskip("sounddevice", reason="no PortAudio here")
     prefs = Preferences(voice_engine="piper", voice=piper_voice, output_device="No such speaker")
     dialog = _dialog(qtbot, prefs)  # the real sound card stream
     with caplog.at_level(logging.WARNING, logger="app.ui.voice_picker"):
