@@ -24,7 +24,7 @@ from app.backbone.proposals import Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
-from app.backbone.transcript import AGENT, Line, Transcript
+from app.backbone.transcript import AGENT, Line, Transcript, shown_under
 from app.backbone.utterance import assemble
 from app.backbone.verdict import ACTIONABLE, Verdict
 from app.backbone.veto import correction_veto
@@ -522,7 +522,7 @@ class Backbone:
         """The question's sentences that its few context lines do not show."""
         if self.mode is ContextMode.FULL:
             return ""
-        shown = {sid for line in lines for sid in line.evidence}
+        shown = shown_under(lines)
         return prompts.sentence_block([self._render(s) for s in dict.fromkeys(sids)
                                        if s not in shown])
 

@@ -29,6 +29,11 @@ class Line:
         return f"[Turn {self.index}] {self.speaker}: {self.text}"
 
 
+def shown_under(lines: Iterable[Line]) -> set[int]:
+    """The sentences attached to ``lines``."""
+    return {sid for line in lines for sid in line.evidence}
+
+
 @dataclass
 class Transcript:
     window: int = 10
@@ -55,7 +60,7 @@ class Transcript:
 
     def shown(self) -> set[int]:
         """Sentences attached to the window's lines."""
-        return {sid for line in self.recent() for sid in line.evidence}
+        return shown_under(self.recent())
 
     def clear(self) -> None:
         """Start again from no lines (the stages that hold the transcript keep it)."""

@@ -6,8 +6,8 @@ quantities, nor is a bare "one" ("one of them").
 
 One table of number words and one of scales serve every reader of numbers here: the
 quantities the detectors compare (``quantities``), the values retrieval matches
-(``numeric_values``) and the
-evaluator's tokens with each number merged into one (``canonical_tokens``).
+(``numeric_values``) and the evaluator's tokens with each number merged into one
+(``canonical_tokens``).
 """
 
 from __future__ import annotations

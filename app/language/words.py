@@ -82,9 +82,12 @@ def cased_words(text: str) -> list[str]:
     return _CASED.findall(text)
 
 
+_SPOKEN = re.compile(r"\w+(?:[.,'’%]\w+)*%?")
+
+
 def spoken_words(text: str) -> list[str]:
     """Lowercased words with the marks a number keeps ("1,200", "76%", "3.5")."""
-    return re.findall(r"\w+(?:[.,'’%]\w+)*%?", text.lower())
+    return _SPOKEN.findall(text.lower())
 
 
 def content_words(text: str) -> set[str]:
