@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from app.backbone.utterance import FOOTNOTED  # "library3": a footnote mark glued on
-from app.language.words import STOPWORDS, cased_words
+from app.language.words import FOOTNOTED, STOPWORDS, cased_words
 
 MIN_ALIGNED_WORDS = 6  # words the turn and the sentence share in order
 MIN_ALIGNED_SHARE = 0.6  # of the turn's words

@@ -13,7 +13,7 @@ from typing import Any
 from app.document.library import Library, part_of
 from app.events import Citation
 from app.language.sentences import sentences
-from app.language.words import STOPWORDS, spoken_words
+from app.language.words import FOOTNOTED, STOPWORDS, spoken_words
 from app.settings import UtteranceStyle
 
 # "as stated in S27 and S32": a pointer to sentence IDs that means nothing aloud.
@@ -120,9 +120,6 @@ _PHRASE_WORD = re.compile(r"[\w\u0300-\u036f]+(?:['\u2019\-./][\w\u0300-\u036f]+
 # Scripts written without spaces: a long run is searched by a few of its characters.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 UNSPACED_CHARS = 6  # characters of an unspaced-script clause in a search phrase
-# A word with a footnote number glued on by the PDF's text layer ("method2"): rare, but
-# nobody would say it or type it.
-FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
 
 
 def page_form(text: str) -> str:

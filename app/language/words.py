@@ -73,6 +73,9 @@ def tokens(text: str) -> list[str]:
     return [t.replace("’", "'") for t in _TOKEN.findall(text)]
 
 
+# A word with a footnote number glued on by the PDF's text layer ("method2"): rare, but
+# nobody would say it or type it.
+FOOTNOTED = re.compile(r"^[a-z]{3,}\d{1,2}$")
 _CASED = re.compile(r"\w+(?:['’\-.]\w+)*")
 
 
