@@ -119,10 +119,11 @@ class LedgerSettings:
     # is talk about something else: silent as "off_document", no monitor call. A turn with
     # fewer than this many shared words is off the document; 0 turns the check off.
     off_document_min_shared: int = 1  # content words
-    # A screened-out turn after the one that raised a claim a detector confirmed, still
-    # waiting at the gate, counts as the room letting it stand (persistence +1, no monitor
-    # call): the screening already knows the turn asks nothing and cannot fix it. False:
-    # only a monitor verdict counts, and a claim followed by small talk never reaches the
+    # A later turn that cannot fix a claim a detector confirmed, still waiting at the gate,
+    # counts as the room letting it stand (persistence +1): a screened-out turn (no monitor
+    # call: the screening knows it asks nothing and cannot fix it), or a monitored one whose
+    # verdict is about something else while no recent turn holds the fix. False: only a
+    # verdict on the claim counts, and a claim the next calls pass over never reaches the
     # gate. Claims of the monitor's alone always need a second verdict.
     count_standing_turns: bool = True
     # Before a correction or a "the document doesn't report that", stay silent when a

@@ -241,18 +241,22 @@ class Backbone:
             return self._without_deference(index, verdict, head, latency)
         observed = self.ledger.observe(index, verdict)
         self._observed = observed.claim
-        repaired = self._self_repair(index, open_before, head, latency)
+        checkable = self._checkable(open_before)
+        repaired = self._self_repair(index, checkable, head, latency)
         # A claim whose generation abstained last turn gets one more try even when this
         # turn's verdict is about nothing.
         claim = (observed.claim if verdict.actionable else None) or self._retry_due()
-        if claim is None:
+        gate = self.ledger.gate(claim, index) if claim is not None else None
+        if gate is not None and gate.fire:
+            return self._intervene(index, claim, head, latency, gate.reason)
+        passed = self._passed_over(index, observed.claim, checkable)
+        if passed is not None:
+            return self._stood(index, passed, head, latency)
+        if claim is None or gate is None:
             reason = f"monitor: {verdict.status}" + _also(repaired)
             return Decision(index, "silent", reason, claim=verdict.claim, latency_ms=latency)
-        gate = self.ledger.gate(claim, index)
-        if not gate.fire:
-            return Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
-                            claim=claim.text, latency_ms=latency)
-        return self._intervene(index, claim, head, latency, gate.reason)
+        return Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
+                        claim=claim.text, latency_ms=latency)
 
     def answer_direct(
         self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
@@ -381,20 +385,37 @@ class Backbone:
         them without fixing it. (Live, the turns after a claim are often screened before
         its verdict comes.) A claim of the monitor's alone still needs a second verdict:
         that is the gate's check on the model."""
-        ledger = self.settings.ledger
-        if not (ledger.deference and ledger.count_standing_turns):
-            return None
         spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
                   if not line.agent]
-        for claim in self.ledger.open_claims():
-            raised = claim.raised_turns[-1]
-            since = [i for i in spoken if i > raised]
-            if (since and raised in spoken and all(i in self._screened for i in since)
-                    and claim.confirmed and claim.status in ACTIONABLE
-                    and 0 < claim.persistence < ledger.tau
-                    and claim.spoken_turn is None and not claim.exhausted):
+        for claim in self._may_stand():
+            counted = claim.last_counted
+            since = [i for i in spoken if i > counted]
+            if since and counted in spoken and all(i in self._screened for i in since):
                 return claim
         return None
+
+    def _passed_over(self, index: int, observed: Claim | None,
+                     checkable: Sequence[Claim]) -> Claim | None:
+        """A claim a detector confirmed, still waiting at the gate, that a monitored turn
+        has passed over: its verdict was about something else (a verdict on the claim
+        counts or resets it), and no recent turn holds what could fix it (the guard's
+        precheck), so self-repair had nothing to close. Live, the next monitor call is
+        about a newer turn, and a claim that waits for a second report of its own is
+        forgotten while the room talks on."""
+        fixable = {c.cid for c in checkable}
+        return next((c for c in self._may_stand()
+                     if c is not observed and c.cid not in fixable
+                     and c.last_counted < index), None)
+
+    def _may_stand(self) -> list[Claim]:
+        """Open claims a turn that lets them stand may count: confirmed by a detector,
+        actionable, reported but short of the gate, not spoken."""
+        ledger = self.settings.ledger
+        if not (ledger.deference and ledger.count_standing_turns):
+            return []
+        return [c for c in self.ledger.open_claims()
+                if c.confirmed and c.status in ACTIONABLE and 0 < c.persistence < ledger.tau
+                and c.spoken_turn is None and not c.exhausted]
 
     def _stood(self, index: int, claim: Claim, head: str,
                latency: dict[str, float]) -> Decision:
@@ -429,13 +450,13 @@ class Backbone:
                 if c.open and guard.could_close(c.status, c.predicted_answer, texts, share)]
 
     def _self_repair(
-        self, index: int, open_before: Sequence[Claim], head: str, latency: dict[str, float]
+        self, index: int, checkable: Sequence[Claim], head: str, latency: dict[str, float]
     ) -> list[str]:
-        """Ask the model which open claims the group fixed; the guard must agree."""
+        """Ask the model which of the claims the last turns could fix the group fixed;
+        the guard must agree."""
         share = self.settings.ledger.guard_min_token_share
         recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
         texts = [line.text for line in recent]
-        checkable = self._checkable(open_before)
         if not checkable:
             return []
         issues = [(c.cid, c.text, c.predicted_answer) for c in checkable]

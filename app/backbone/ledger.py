@@ -25,7 +25,7 @@ class Claim:
     persistence: int
     opened_turn: int
     last_mention: int
-    raised_turns: list[int]
+    raised_turns: list[int]  # turns whose verdict reported the claim (what was said)
     texts: list[str]
     predicted_answer: str = ""
     evidence: str = ""
@@ -36,10 +36,18 @@ class Claim:
     exhausted: bool = False  # rolled back too often: counts as spoken for good
     confirmed: bool = False  # a detector's proposal agreed with an actionable verdict on it
     cooldown_until: int = -1
+    # Turns that let the claim stand without reporting it: they count toward persistence
+    # but are not the speakers' words on it (the veto and the guard read raised_turns).
+    stood_turns: list[int] = field(default_factory=list)
 
     @property
     def open(self) -> bool:
         return self.closed_turn is None
+
+    @property
+    def last_counted(self) -> int:
+        """The latest turn that counted toward persistence."""
+        return max([self.raised_turns[-1], *self.stood_turns])
 
     def identity(self) -> Identity:
         return Identity(frozenset(self.sids), self.key, tuple(self.texts))
@@ -125,7 +133,7 @@ class ClaimLedger:
     def stood(self, claim: Claim, turn: int) -> None:
         """A turn let the open claim stand (it could not have fixed it): one more turn
         the room has not fixed it, as an actionable mention would count."""
-        claim.raised_turns.append(turn)
+        claim.stood_turns.append(turn)
         claim.last_mention = turn
         claim.persistence += 1
 

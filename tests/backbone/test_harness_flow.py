@@ -301,14 +301,47 @@ def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     third = bb.on_turn(turn(2, "Noon works for everybody.", "S1"))
     assert third.reason == "gate fired: persistence 3 (turn 2 let C1 stand)"
     assert llm.stages() == ["monitor", "generate"]
-    llm2 = ScriptedLLM([WRONG, QUIET])
-    bb2 = make(document, llm2, screen_turns=None)
-    bb2.on_turn(turn(0, SWAPPED))
-    judged = bb2.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
+
+
+def test_a_monitored_turn_about_something_else_lets_the_claim_stand(document):
+    llm = ScriptedLLM([WRONG, QUIET, SPEAK])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, SWAPPED))
+    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
+    assert judged.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
+    assert judged.claim_id == 1 and judged.intervention.citations[0].sid == 0
+    assert llm.stages() == ["monitor", "monitor", "generate"]
+
+
+def test_a_monitored_turn_that_raises_another_claim_lets_the_first_stand(document):
+    other = {"status": "missing_info", "claim": "how many paper nodes are left",
+             "answer_sids": [2], "predicted_answer": "37M", "evidence": ""}
+    llm = ScriptedLLM([WRONG, other, SPEAK])
+    bb = make(document, llm, patience=Patience.DEFERENT)  # tau 3: nothing fires yet
+    bb.on_turn(turn(0, SWAPPED))
+    asked = bb.on_turn(turn(1, "How many paper nodes are left after deduplication?", "S2"))
+    assert asked.reason == "gate: waiting 2/3 (turn 1 let C1 stand)"
+    assert bb.ledger.claims[2].persistence == 1 and bb.ledger.claims[1].persistence == 2
+    assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_a_verdict_on_the_claim_is_not_a_turn_that_lets_it_stand(document):
+    settled = dict(WRONG, status="on_progress")  # the monitor now finds nothing wrong
+    llm = ScriptedLLM([WRONG, settled])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, SWAPPED))
+    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
+    assert judged.reason == "monitor: on_progress" and judged.claim_id == 1
+    assert bb.ledger.claims[1].persistence == 0 and llm.stages() == ["monitor", "monitor"]
+
+
+def test_a_claim_of_the_monitors_alone_is_not_let_stand_by_a_monitored_turn(document):
+    llm = ScriptedLLM([WRONG, QUIET])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
+    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
     assert judged.reason == "monitor: on_progress"
-    later = bb2.on_turn(turn(2, "Let's grab lunch after this.", "S1"))
-    assert later.reason == Screened.OFF_DOCUMENT  # the claim was not raised on turn 1
-    assert llm2.stages() == ["monitor", "monitor"]
+    assert bb.ledger.claims[1].persistence == 1
 
 
 def test_turns_screened_before_the_verdict_came_let_the_claim_stand_too(document):

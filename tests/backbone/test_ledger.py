@@ -230,7 +230,9 @@ def test_a_turn_that_lets_a_claim_stand_counts_like_a_mention() -> None:
     claim = ledger.observe(3, wrong()).claim
     assert claim is not None and ledger.gate(claim, 3).reason == "gate: waiting 1/2"
     ledger.stood(claim, 4)
-    assert (claim.persistence, claim.raised_turns, claim.last_mention) == (2, [3, 4], 4)
+    assert (claim.persistence, claim.last_mention, claim.last_counted) == (2, 4, 4)
+    # The turn counts, but its words are not the speakers' words on the claim.
+    assert (claim.raised_turns, claim.stood_turns) == ([3], [4])
     assert ledger.gate(claim, 4).fire
     ledger.forget(14)  # forgetting counts from the turn that let it stand
     assert claim.cid in ledger.claims
