@@ -247,7 +247,7 @@ class Backbone:
         # turn's verdict is about nothing.
         claim = (observed.claim if verdict.actionable else None) or self._retry_due()
         gate = self.ledger.gate(claim, index) if claim is not None else None
-        if gate is not None and gate.fire:
+        if claim is not None and gate is not None and gate.fire:
             return self._intervene(index, claim, head, latency, gate.reason)
         passed = self._passed_over(index, observed.claim, checkable)
         if passed is not None:
