@@ -2,7 +2,7 @@
 
     python benchmarks/live_meeting.py SET_DIR --out DIR [--documents d01,d03] [--limit N]
         [--direct K] [--compare-replay | --replay-from DIR] [--model SPEC] [--speed X] [--room]
-        [--render-only]
+        [--pauses script|ami] [--render-only]
 
 Each conversation of a set in the ``BENCHMARK.md`` format is rendered to one
 multi-speaker 16 kHz recording (``benchmarks/live/render.py``; cached by content hash
@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 from live import score  # noqa: E402
+from live.pauses import meeting_pauses  # noqa: E402
 from live.render import Question, RoomSettings, Voices, render  # noqa: E402
 from live.room import play  # noqa: E402
 
@@ -75,6 +76,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model", help="model name, .gguf path or http://host:port/v1 URL")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (1 = real time)")
     p.add_argument("--room", action="store_true", help="room noise and reverberation")
+    p.add_argument("--pauses", choices=["script", "ami"], default="script",
+                   help="gaps between turns: the script's times (natural gaps where it has "
+                        "none), or drawn from the silences of the real AMI meetings in "
+                        "../shared/data/ami_rttm (live/pauses.py)")  # fmt: skip
     p.add_argument("--tail", type=float, default=120.0,
                    help="seconds the agent may still take after the recording ends")  # fmt: skip
     p.add_argument("--mic-buffer", type=int, default=MIC_QUEUE_BLOCKS,
@@ -144,11 +149,21 @@ def questions(conversation: Conversation, case: DocumentCase, items: list[QAItem
 
 # --- the run ------------------------------------------------------------------------------
 
+AMI_RTTMS = ROOT.parent / "shared" / "data" / "ami_rttm" / "rttms"
+
+
+def room_settings(args: argparse.Namespace) -> RoomSettings:
+    room = RoomSettings(noise_snr_db=25.0, reverb_rt60=0.35) if args.room else RoomSettings()
+    if args.pauses == "ami":
+        room = dataclasses.replace(room, pauses=meeting_pauses(AMI_RTTMS))
+    return room
+
+
 
 def run_live(args: argparse.Namespace, benchmark: BenchmarkSet, settings: Settings,
              qa: tuple[QAItem, ...]) -> list[score.ConversationResult]:  # fmt: skip
     voices = Voices(settings.voice)
-    room = RoomSettings(noise_snr_db=25.0, reverb_rt60=0.35) if args.room else RoomSettings()
+    room = room_settings(args)
     by_id = {i.id: i for i in qa}
     runs = []
     args.out.mkdir(parents=True, exist_ok=True)
@@ -315,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     report = score_replay(benchmark, decisions, similarity)
     meta = {"set": benchmark.name, "model": args.model or "default", "limit": args.limit,
             "direct": args.direct, "speed": args.speed, "room": args.room,
+            "pauses": args.pauses,
             "mic_buffer": args.mic_buffer,
             "similarity": args.similarity}  # fmt: skip
     write_replay_report(report, args.out, meta)

@@ -3,11 +3,11 @@
 Each participant gets a distinct installed voice (Piper, Kokoro), never the one the agent
 speaks with. Turns sit at the script's times where it gives them (the speaking rate is
 fitted to the scripted span, and what does not fit pushes later turns back), with
-natural gaps otherwise, a few short overlaps at speaker changes, and a listener's short
-backchannel inside a few long turns. Direct questions to the agent can be inserted
-between turns, followed by the pause a room leaves for the answer. Room noise and
-reverberation are optional. Renderings are cached by a hash of everything they are
-made from.
+natural gaps otherwise (or, asked for, gaps drawn from a real meeting's silences), a few
+short overlaps at speaker changes, and a listener's short backchannel inside a few long
+turns. Direct questions to the agent can be inserted between turns, followed by the
+pause a room leaves for the answer. Room noise and reverberation are optional.
+Renderings are cached by a hash of everything they are made from.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ class RoomSettings:
     """How the recording is laid out and how the room sounds."""
 
     gap: tuple[float, float] = (0.25, 0.9)  # s of silence between turns without times
+    # s: silences to draw every gap between turns from (a real meeting's, live/pauses.py),
+    # the script's times then setting only each turn's speaking rate. Empty: the script's
+    # times where given, ``gap`` otherwise.
+    pauses: tuple[float, ...] = ()
     min_gap: float = 0.15  # s: the least silence kept between two turns that do not overlap
     overlap_share: float = 0.08  # share of speaker changes that start over the last words
     overlap: tuple[float, float] = (0.2, 0.5)  # s of such an overlap
@@ -249,14 +253,15 @@ def _lay_out(
         span = turn.end - turn.start if turn.start is not None and turn.end is not None else None
         clip = _fitted(voices, cast[turn.speaker], spoken_text(turn), span, room)
         dur = clip.size / TARGET_RATE
-        if turn.start is not None:
-            desired = room.lead_in + turn.start + drift
+        at = None if room.pauses else turn.start  # where the script places it
+        if at is not None:
+            desired = room.lead_in + at + drift
         else:
-            desired = prev_end + rng.uniform(*room.gap)
+            desired = prev_end + _gap(room, rng)
         overlap = _overlap(turn, prev, room, rng) if lines else 0.0
         start = prev_end - overlap if overlap else max(desired, prev_end + room.min_gap)
-        if turn.start is not None:
-            drift = start - room.lead_in - turn.start
+        if at is not None:
+            drift = start - room.lead_in - at
         line = Line(turn.speaker, spoken_text(turn), start, start + dur, turn.turn, turn.direct)
         clips.append(clip)
         lines.append(line)
@@ -265,11 +270,16 @@ def _lay_out(
             _backchannel(line, cast, voices, rng, clips, lines)
         question = asked.get(turn.turn)
         if question is not None:
-            end = _ask(question, turn, turns, cast, voices, prev_end + rng.uniform(*room.gap),
+            end = _ask(question, turn, turns, cast, voices, prev_end + _gap(room, rng),
                        clips, lines)  # fmt: skip
             drift += end + room.answer_wait - prev_end
             prev_end = end + room.answer_wait
     return clips, lines
+
+
+def _gap(room: RoomSettings, rng: random.Random) -> float:
+    """Seconds of silence before a turn that the script does not place."""
+    return rng.choice(room.pauses) if room.pauses else rng.uniform(*room.gap)
 
 
 def _overlap(turn: ScriptTurn, prev: ScriptTurn | None, room: RoomSettings,

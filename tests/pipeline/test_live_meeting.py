@@ -81,6 +81,43 @@ def test_rendering_keeps_the_script_times_and_waits_for_answers(tmp_path: Path) 
     assert again == rendering and len(list(tmp_path.glob("*.flac"))) == 1
 
 
+def test_the_silences_between_anyones_speech_are_the_pauses(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live.pauses import meeting_pauses, silences
+
+    rttm = [
+        "SPEAKER m 1 4.00 1.00 <NA> <NA> B <NA> <NA>",  # out of order
+        "SPEAKER m 1 0.00 2.00 <NA> <NA> A <NA> <NA>",
+        "SPEAKER m 1 1.50 1.00 <NA> <NA> B <NA> <NA>",  # overlaps A: no silence
+        "SPEAKER m 1 2.50 0.50 <NA> <NA> A <NA> <NA>",  # touches B's end
+        "SPEAKER m 1 30.00 1.00 <NA> <NA> A <NA> <NA>",
+        "SPEAKER m 1 4.20 0.30 <NA> <NA> A <NA> <NA>",  # inside B's speech
+        "SPKR-INFO m 1 <NA> <NA> <NA> unknown A <NA> <NA>",
+    ]
+    assert silences(rttm) == pytest.approx([1.0, 25.0])
+    (tmp_path / "m.rttm").write_text("\n".join(rttm))
+    assert meeting_pauses(tmp_path, at_most=10.0) == (1.0, 10.0)
+    with pytest.raises(FileNotFoundError):
+        meeting_pauses(tmp_path / "none")
+
+
+@pytest.mark.slow
+def test_rendering_with_meeting_pauses_draws_every_gap_from_them(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live.render import RoomSettings, Voices, render
+
+    from app.eval.dataset import ScriptTurn
+
+    voices = Voices()
+    voices.names = ["piper:joe"]
+    turns = [ScriptTurn(i, s, t, a, b) for i, (s, t, a, b) in enumerate(TURNS[:3])]
+    room = RoomSettings(overlap_share=0.0, backchannel_share=0.0, pauses=(2.5,))
+    lines = render(turns, [], voices, tmp_path, room).lines
+    assert lines[0].start == pytest.approx(room.lead_in + 2.5)  # not the script's 0.5 s
+    gaps = [b.start - a.end for a, b in zip(lines, lines[1:], strict=False)]
+    assert gaps == pytest.approx([2.5, 2.5])
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_rendered_meeting_plays_through_the_whole_app(tmp_path: Path) -> None:
