@@ -25,12 +25,22 @@ _CITED_IN = re.compile(
 _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
 
 
+# The space a removed marker leaves before punctuation ("types [23] , only"); a point
+# before a digit starts a number (".5").
+_SPACE_BEFORE_MARK = re.compile(r"\s+(?=[,;:!?]|\.(?!\d))")
+
+
+def without_markers(text: str) -> str:
+    """The text without bracketed reference markers and sentence IDs ("[23]", "[S4]")."""
+    return _SPACE_BEFORE_MARK.sub("", _IDS.sub("", text))
+
+
 def clean_text(text: str) -> str:
     """Remove sentence IDs and bracketed reference markers; tidy whitespace."""
-    text = _IDS.sub("", text)
+    text = without_markers(text)
     text = _CITED_IN.sub("", text)
     text = re.sub(r"\bS\d+\b", "", text)
-    return re.sub(r"\s+", " ", text).strip()
+    return _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip()
 
 
 # "the document says ...": a reporting lead and what follows it (not a quote after ":").
@@ -73,7 +83,7 @@ def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
     said = spoken_words(sentence)
     if len(said) < min_words:
         return False
-    tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", source.lower())
+    tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", without_markers(source).lower())
     head, tail = said[:min_words], said[-min_words:]
     for i in range(len(tokens) - min_words + 1):
         run = tokens[i : i + min_words]

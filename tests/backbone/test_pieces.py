@@ -133,7 +133,11 @@ def test_spoken_form_styles(style, expected):
 
 
 def test_text_is_cleaned_and_limited():
-    assert clean_text("It is 76% [S84] [12, 13] of them S84.") == "It is 76% of them ."
+    assert clean_text("It is 76% [S84] [12, 13] of them S84.") == "It is 76% of them."
+    # A removed reference marker leaves no space before the punctuation after it.
+    assert clean_text("Of 57 types [23] , only two cause it [24] .") == (
+        "Of 57 types, only two cause it.")
+    assert clean_text("a share of .5 [3] ; less") == "a share of .5; less"
     assert limit_words("One two three. Four five six seven.", 5) == "One two three."
     assert limit_words("One two three four five six seven", 4) == "One two three four."
 

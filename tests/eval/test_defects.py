@@ -43,6 +43,14 @@ def test_fragment_clipped_inside_a_clause_of_the_cited_sentence() -> None:
     assert not is_clipped(CITED, CITED)
 
 
+def test_reference_markers_in_the_cited_sentence_are_not_words_it_runs_on_with() -> None:
+    cited = "Of the 57 adenovirus types [23] , only types 40 and 41 cause diarrhea [24] ."
+    assert not is_clipped("Of the 57 adenovirus types, only types 40 and 41 cause diarrhea.",
+                          cited)
+    assert not is_clipped("Of the 57 adenovirus types.", cited)  # the clause ends at the mark
+    assert is_clipped("Only types 40 and 41 cause.", cited)
+
+
 def test_fragment_cut_short_inside_a_clause_of_the_cited_sentence() -> None:
     assert is_clipped("In the spring trial, the team found that 53%.", CITED)
     assert kinds("In the spring trial, the team found that 53%.") == ["fragment"]
