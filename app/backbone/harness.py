@@ -380,9 +380,9 @@ class Backbone:
 
     def _left_standing(self) -> Claim | None:
         """A claim a detector confirmed, still waiting at the gate, that every participant
-        turn since the one that raised it has let stand: the screening found that none of
-        them asks anything, flags anything or could close a claim, so the room has passed
-        them without fixing it. (Live, the turns after a claim are often screened before
+        turn since the last one that counted toward it has let stand: the screening found
+        that none of them asks anything, flags anything or could close a claim, so the room
+        has passed them without fixing it. (Live, the turns after a claim are often screened before
         its verdict comes.) A claim of the monitor's alone still needs a second verdict:
         that is the gate's check on the model."""
         spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
