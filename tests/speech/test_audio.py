@@ -12,6 +12,7 @@ import soundfile as sf
 
 from app.clock import SimulatedClock
 from app.speech.audio import (
+    MIC_QUEUE_BLOCKS,
     ArraySource,
     AudioFileError,
     DeviceLostError,
@@ -202,7 +203,9 @@ def test_microphone_loss_is_reported_and_recoverable() -> None:
         assert block is not None and block.samples.size == 512 and block.sample == 0
         mic.simulate_loss("The microphone was disconnected.")
         with pytest.raises(DeviceLostError, match="disconnected"):
-            for _ in range(200):  # drain what was captured before the loss
+            # Drain what was captured before the loss: up to the whole queue, which a
+            # null device fills at once.
+            for _ in range(4 * MIC_QUEUE_BLOCKS):
                 mic.read(timeout=0.05)
         assert mic.state == "lost"
         with pytest.raises(DeviceLostError):
