@@ -159,7 +159,6 @@ def room_settings(args: argparse.Namespace) -> RoomSettings:
     return room
 
 
-
 def run_live(args: argparse.Namespace, benchmark: BenchmarkSet, settings: Settings,
              qa: tuple[QAItem, ...]) -> list[score.ConversationResult]:  # fmt: skip
     voices = Voices(settings.voice)
