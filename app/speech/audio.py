@@ -473,6 +473,9 @@ class MicrophoneSource:
             if self.invalid_blocks == 1:
                 log.warning("The microphone delivers invalid samples (NaN/inf); they are "
                             "replaced by silence.")
+        # Full scale is 1.0; a driver handing out larger values would overflow the
+        # recognizer's features, so they are clipped as a converter would clip them.
+        np.clip(block, -1.0, 1.0, out=block)
         item = (self._captured, block)
         self._captured += block.size
         try:

@@ -46,6 +46,15 @@ def test_clean_blocks_pass_untouched(caplog) -> None:
     assert mic.invalid_blocks == 0 and not caplog.records
 
 
+def test_samples_beyond_full_scale_are_clipped() -> None:
+    mic = MicrophoneSource()
+    loud = np.array([1e33, -1e33, 1.5, -0.75] * 128, dtype=np.float32).reshape(-1, 1)
+    mic._callback(loud, 512, None, None)
+    mic.state = "running"
+    block = mic.read(0.1)
+    assert block is not None and block.samples[:4].tolist() == [1.0, -1.0, 1.0, -0.75]
+
+
 def test_wake_pcm_never_warns_on_invalid_or_huge_samples() -> None:
     samples = np.array([np.nan, np.inf, -np.inf, 1e33, -1e33, 0.5], dtype=np.float32)
     with warnings.catch_warnings():
@@ -55,8 +64,9 @@ def test_wake_pcm_never_warns_on_invalid_or_huge_samples() -> None:
 
 
 def _blocks(mic: MicrophoneSource, values: range) -> None:
+    """Blocks numbered by their first sample's value, n / 1000 (full scale is 1.0)."""
     for n in values:
-        mic._callback(np.full((512, 1), n, dtype=np.float32), 512, None, None)
+        mic._callback(np.full((512, 1), n / 1000, dtype=np.float32), 512, None, None)
 
 
 def test_blocks_dropped_for_a_lagging_reader_leave_a_gap_in_the_stamps() -> None:
@@ -67,7 +77,7 @@ def test_blocks_dropped_for_a_lagging_reader_leave_a_gap_in_the_stamps() -> None
     mic.state = "running"
     blocks = [mic.read(0.1), mic.read(0.1)]
     assert [b.sample for b in blocks if b is not None] == [512 * 3, 512 * 4]
-    assert [b.samples[0] for b in blocks if b is not None] == [3.0, 4.0]
+    assert [round(float(b.samples[0]) * 1000) for b in blocks if b is not None] == [3, 4]
     assert mic.dropped == [(0.0, 512 * 3 / 16000)]
     _blocks(mic, range(5, 6))
     after = mic.read(0.1)
