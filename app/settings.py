@@ -195,7 +195,8 @@ class FloorSettings:
     backchannel_max_words: int = 4
     # Freshness before playback (SPEC §7).
     freshness_value_share: float = 0.6  # content words of a value a turn must carry
-    freshness_drift_turns: int = 3  # this many off-topic turns in a row = moved on
+    freshness_late_turns: int = 5  # turns since the one it answers after which it is late
+    freshness_drift_turns: int = 3  # a late one whose last this many turns are off topic goes
     freshness_topic_similarity: float = 0.2  # below this (lexical overlap) = off topic
     # An interrupted intervention is recovered at most this many times.
     max_recoveries: int = 2

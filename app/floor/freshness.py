@@ -1,11 +1,16 @@
 """Freshness before playback (SPEC §7): is a held intervention still worth saying?
 
-Two reasons to drop it, checked against the participants' turns since ``decided_turn``:
+Two reasons to drop it, checked against the participants' turns since ``decided_turn``
+(the turn the intervention answers):
 - *stated*: someone already said the fact it carries (guard-style value match: every
   number of the value appears exactly and ≥ 60% of its content words are in one turn);
-- *topic*: the conversation clearly moved on (the last few turns all share too little
-  with the intervention's topic). The similarity is pluggable (an embedding cosine on
-  the real machine); the default is lexical so the floor stays pure and model-free.
+- *topic*: it is late and the group has left its topic. Late means more turns have
+  passed since the turn it answers than a correction stays useful for (five, where the
+  paper's live sessions put the end of the soft window); left means none of the last few
+  turns is on the intervention's topic. The similarity is pluggable (an embedding cosine
+  on the real machine); the default is lexical so the floor stays pure and model-free.
+  Short of late, the topic is not judged: right after a claim the talk goes on about
+  other things as often as not, and word overlap cannot tell that from a move.
 """
 
 from __future__ import annotations
@@ -58,12 +63,13 @@ class Freshness:
         return None
 
     def _moved_on(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
+        late = self.settings.freshness_late_turns
         window = self.settings.freshness_drift_turns
-        if len(since) < window:
+        if len(since) <= late or len(since) < window:
             return None
         topic = topic_text(intervention)
-        recent = since[-window:]
-        scores = [self.similarity(topic, t.text) for t in recent]
-        if max(scores) >= self.min_similarity:
+        best = max(self.similarity(topic, t.text) for t in since[-window:])
+        if best >= self.min_similarity:
             return None
-        return Staleness("topic", f"last {window} turns off topic (best {max(scores):.2f})")
+        return Staleness(
+            "topic", f"{len(since)} turns since, last {window} off topic (best {best:.2f})")

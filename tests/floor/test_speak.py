@@ -163,6 +163,15 @@ def test_second_interruption_counts_sentences_from_the_resume_point() -> None:
     ]
 
 
+OFF_TOPIC = ["Shall we order lunch now?", "Pizza sounds good to me.", "Pepperoni or margherita?"]
+
+
+def _talk(texts: list[str]) -> list:
+    """Participants' turns 5, 6, ... after the decision on turn 4."""
+    return [(2.0 + 0.1 * i, "turn", turn("BC"[i % 2], text, 1.0 + 0.1 * i, 1.05 + 0.1 * i, 5 + i))
+            for i, text in enumerate(texts)]
+
+
 FRESHNESS = [
     pytest.param(
         [(2.0, "turn", turn("B", "I think it was 120 patients in the end.", 1.0, 1.8, 5))],
@@ -185,30 +194,24 @@ FRESHNESS = [
         id="turn-before-the-decision-does-not-count",
     ),
     pytest.param(
-        [
-            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
-            (2.1, "turn", turn("C", "Pizza sounds good to me.", 1.9, 2.0, 6)),
-            (2.2, "turn", turn("B", "Pepperoni or margherita?", 2.0, 2.1, 7)),
-        ],
+        _talk(OFF_TOPIC * 2),
         [(5.0, ("drop", "p1", "stale_topic"))],
-        id="conversation-moved-to-another-topic",
+        id="late-and-the-conversation-moved-to-another-topic",
     ),
     pytest.param(
-        [
-            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
-            (2.1, "turn", turn("C", "Wait, how many patients did the trial enroll?", 1.9, 2.0, 6)),
-            (2.2, "turn", turn("B", "Pepperoni or margherita?", 2.0, 2.1, 7)),
-        ],
+        _talk(OFF_TOPIC + ["Wait, how many patients did the trial enroll?", *OFF_TOPIC[1:]]),
         played_at(5.0),
-        id="one-on-topic-turn-keeps-it",
+        id="one-on-topic-turn-keeps-a-late-one",
     ),
     pytest.param(
-        [
-            (2.0, "turn", turn("B", "Shall we order lunch now?", 1.0, 1.8, 5)),
-            (2.1, "turn", turn("C", "Pizza sounds good to me.", 1.9, 2.0, 6)),
-        ],
+        _talk((OFF_TOPIC * 2)[:5]),
         played_at(5.0),
-        id="two-off-topic-turns-are-not-yet-a-move",
+        id="five-off-topic-turns-are-not-yet-late",
+    ),
+    pytest.param(
+        _talk(["Wait, how many patients did the trial enroll?", *OFF_TOPIC * 2]),
+        [(5.0, ("drop", "p1", "stale_topic"))],
+        id="an-on-topic-turn-before-the-last-few-does-not-keep-it",
     ),
 ]
 
