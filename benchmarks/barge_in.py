@@ -59,6 +59,7 @@ from app.floor.outputs import Command, Play  # noqa: E402
 from app.language.talk import is_backchannel  # noqa: E402
 from app.settings import FloorSettings, SpeechSettings, VoiceSettings  # noqa: E402
 from app.voice import CachingEngine, MemorySink, Player, open_engine  # noqa: E402
+from tests.speech.scoring import read_rttm, rttm_recordings  # noqa: E402
 
 RATE = 16000
 FRAME = 512
@@ -110,21 +111,17 @@ def load_clips(folder: Path) -> tuple[list[Clip], list[Clip]]:
 
     long_clips, short_clips = [], []
     for rttm in sorted(folder.rglob("*.rttm")):
-        for line in rttm.read_text().splitlines():
-            f = line.split()
-            if len(f) < 5 or f[0] != "SPEAKER":
-                continue
-            wav = rttm.parent / f"{f[1]}.wav"
+        for uri in rttm_recordings(rttm):
+            wav = rttm.parent / f"{uri}.wav"
             if not wav.exists():
                 continue
-            start, dur = float(f[3]), float(f[4])
-            if dur >= 2.5 or 0.2 <= dur <= 0.8:
-                audio, rate = sf.read(str(wav), dtype="float32", always_2d=True)
-                mono = (
-                    resample_poly(audio.mean(axis=1), RATE, rate)
-                    if rate != RATE
-                    else audio.mean(axis=1)
-                )
+            audio, rate = sf.read(str(wav), dtype="float32", always_2d=True)
+            mono = audio.mean(axis=1)
+            mono = resample_poly(mono, RATE, rate) if rate != RATE else mono
+            for _, start, end in read_rttm(rttm, uri):
+                dur = end - start
+                if not (dur >= 2.5 or 0.2 <= dur <= 0.8):
+                    continue
                 seg = mono[int(start * RATE) : int((start + min(dur, MAX_CLIP)) * RATE)]
                 seg = seg * (PARTICIPANT_RMS / max(1e-6, _active_rms(seg)))
                 clip = Clip(f"{wav.parent.name}/{wav.name}@{start:.2f}", seg.astype(np.float32))

@@ -13,20 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tests.speech.scoring import read_rttm, rttm_recordings
+
 MAX_PAUSE = 10.0  # s: longer silences (a room reading, a whiteboard) are cut to this
 
 
-def silences(rttm_lines: Iterable[str]) -> list[float]:
-    """Seconds of silence between the stretches where anyone speaks, in order (one
-    recording's RTTM ``SPEAKER`` lines: onset and duration in fields 4 and 5)."""
-    spans = sorted(
-        (float(f[3]), float(f[3]) + float(f[4]))
-        for f in (line.split() for line in rttm_lines)
-        if len(f) > 4 and f[0] == "SPEAKER"
-    )
+def silences(spans: Iterable[tuple[float, float]]) -> list[float]:
+    """Seconds of silence between the stretches where anyone speaks, in order of time
+    (``spans``: one recording's (start, end) of speech, in any order, overlaps allowed)."""
     gaps: list[float] = []
     end: float | None = None
-    for start, stop in spans:
+    for start, stop in sorted(spans):
         if end is not None and start > end:
             gaps.append(start - end)
         end = stop if end is None else max(end, stop)
@@ -40,5 +37,6 @@ def meeting_pauses(folder: Path, at_most: float = MAX_PAUSE) -> tuple[float, ...
         raise FileNotFoundError(f"no .rttm files in {folder}")
     found: list[float] = []
     for path in files:
-        found += silences(path.read_text(encoding="utf-8").splitlines())
+        for uri in rttm_recordings(path):
+            found += silences((start, end) for _, start, end in read_rttm(path, uri))
     return tuple(round(min(g, at_most), 2) for g in found)

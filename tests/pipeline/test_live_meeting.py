@@ -85,6 +85,8 @@ def test_the_silences_between_anyones_speech_are_the_pauses(tmp_path: Path) -> N
     sys.path.insert(0, str(REPO / "benchmarks"))
     from live.pauses import meeting_pauses, silences
 
+    from tests.speech.scoring import read_rttm
+
     rttm = [
         "SPEAKER m 1 4.00 1.00 <NA> <NA> B <NA> <NA>",  # out of order
         "SPEAKER m 1 0.00 2.00 <NA> <NA> A <NA> <NA>",
@@ -94,9 +96,13 @@ def test_the_silences_between_anyones_speech_are_the_pauses(tmp_path: Path) -> N
         "SPEAKER m 1 4.20 0.30 <NA> <NA> A <NA> <NA>",  # inside B's speech
         "SPKR-INFO m 1 <NA> <NA> <NA> unknown A <NA> <NA>",
     ]
-    assert silences(rttm) == pytest.approx([1.0, 25.0])
     (tmp_path / "m.rttm").write_text("\n".join(rttm))
+    spans = [(start, end) for _, start, end in read_rttm(tmp_path / "m.rttm")]
+    assert silences(spans) == pytest.approx([1.0, 25.0])
     assert meeting_pauses(tmp_path, at_most=10.0) == (1.0, 10.0)
+    other = [line.replace(" m ", " n ").replace("30.00", "3.20") for line in rttm]
+    (tmp_path / "n.rttm").write_text("\n".join(rttm + other))  # two recordings, one file
+    assert meeting_pauses(tmp_path, at_most=10.0) == (1.0, 10.0, 1.0, 10.0, 0.2)
     with pytest.raises(FileNotFoundError):
         meeting_pauses(tmp_path / "none")
 

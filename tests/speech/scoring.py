@@ -18,6 +18,12 @@ DIARIZATION_CLIPS = {
 }
 
 
+def rttm_recordings(path: Path) -> list[str]:
+    """The recording ids an RTTM file annotates, in the order they first appear."""
+    ids = (f[1] for f in map(str.split, path.read_text().splitlines()) if len(f) > 1)
+    return list(dict.fromkeys(i for i in ids))
+
+
 def read_rttm(path: Path, uri: str | None = None) -> list[tuple[str, float, float]]:
     """(speaker, start, end) rows, of one recording only when ``uri`` is given."""
     rows = []
