@@ -246,17 +246,17 @@ class Backbone:
         # A claim whose generation abstained last turn gets one more try even when this
         # turn's verdict is about nothing.
         claim = (observed.claim if verdict.actionable else None) or self._retry_due()
-        gate = self.ledger.gate(claim, index) if claim is not None else None
-        if claim is not None and gate is not None and gate.fire:
-            return self._intervene(index, claim, head, latency, gate.reason)
+        if claim is None:
+            gated = Decision(index, "silent", f"monitor: {verdict.status}" + _also(repaired),
+                             claim=verdict.claim, latency_ms=latency)
+        else:
+            gate = self.ledger.gate(claim, index)
+            if gate.fire:
+                return self._intervene(index, claim, head, latency, gate.reason)
+            gated = Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
+                             claim=claim.text, latency_ms=latency)
         passed = self._passed_over(index, observed.claim, checkable)
-        if passed is not None:
-            return self._stood(index, passed, head, latency)
-        if claim is None or gate is None:
-            reason = f"monitor: {verdict.status}" + _also(repaired)
-            return Decision(index, "silent", reason, claim=verdict.claim, latency_ms=latency)
-        return Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
-                        claim=claim.text, latency_ms=latency)
+        return gated if passed is None else self._stood(index, passed, head, latency)
 
     def answer_direct(
         self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
