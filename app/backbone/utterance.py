@@ -13,6 +13,7 @@ from typing import Any
 from app.document.library import Library, part_of
 from app.events import Citation
 from app.language.sentences import sentences
+from app.language.verbs import looks_verbless
 from app.language.words import FOOTNOTED, STOPWORDS, spoken_words
 from app.settings import UtteranceStyle
 
@@ -66,14 +67,40 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
         sentence = sentence[: match.start("rest")] + rest
     value = rest.strip().rstrip(".!?")
     bare = 0 < len(value.split()) <= 3
+    lead = sentence[: match.end("lead")]
+    budget = None if max_words is None else max_words - len(lead.split())
     for source in cited:
         if bare and value.lower() in source.lower() or not bare and is_clipped(rest, source):
-            quoted = f"{sentence[: match.end('lead')]}: {_end(source.strip())}"
-            if max_words is None or len(quoted.split()) <= max_words:
-                return quoted
+            if budget is None or len(source.split()) <= budget:
+                return f"{lead}: {_end(source.strip())}"
+            clause = _clause_with(value, source, budget) if bare else None
+            if clause is not None:
+                return f"{lead}: {_end(clause)}"
     return sentence
 
 
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:()\u2013\u2014]|\s-\s)\s*")
+
+
+_CONJUNCTION = re.compile(r"^(?:and|but|or|yet|so)\s+", re.I)
+
+
+def _clause_with(value: str, source: str, max_words: int) -> str | None:
+    """A run of whole clauses of ``source`` that carries ``value``, has a verb and fits
+    ``max_words``: a long cited sentence said in part, never cut inside a clause. A run
+    from the sentence's start (it keeps the subject) is preferred, then the shortest."""
+    text = without_markers(source).strip().rstrip(".!?")
+    bounds = [0, *(i for m in _CLAUSE_BREAK.finditer(text) for i in (m.start(), m.end())),
+              len(text)]
+    pieces = list(zip(bounds[::2], bounds[1::2], strict=True))
+    runs = ((a, _CONJUNCTION.sub("", text[a:b])) for i, (a, _) in enumerate(pieces)
+            for _, b in pieces[i:])
+    fitting = [(a > 0, len(r.split()), r) for a, r in runs if value.lower() in r.lower()
+               and MIN_CLAUSE_WORDS <= len(r.split()) <= max_words and not looks_verbless(r)]
+    return min(fitting, default=(False, 0, None))[2]
+
+
+MIN_CLAUSE_WORDS = 4  # a shorter piece of a cited sentence says too little to quote
 _CLAUSE_MARKS = frozenset({",", ";", ":", "-", "–", "—", "(", ")", ".", "!", "?"})
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from app.backbone.prompts import PROMPT_PHRASES
 from app.backbone.utterance import is_clipped, on_page
 from app.language.sentences import sentences
+from app.language.verbs import looks_verbless
 from app.language.words import spoken_words
 
 
@@ -82,25 +83,6 @@ _LINK_WORDS = frozenset(
     between among within after before since until during into onto like near was
     """.split()
 )
-_VERBS = frozenset(
-    """is are was were be been being am isn't aren't wasn't weren't 's 're 'm has have had
-    hasn't haven't hadn't do does did don't doesn't didn't can can't cannot could couldn't
-    will won't would wouldn't may might must shall should shouldn't 'll 'd 've
-    say says said report reports show shows showed shown give gives gave given list lists
-    state states find finds found make makes made take takes took get gets got give
-    include includes describe describes mention mentions note notes use uses contain
-    contains remain remains mean means suggest suggests need needs depend depends appear
-    appears seem seems provide provides require requires cause causes lead leads led
-    grow grows grew fall falls fell rise rises rose begin begins began come comes came
-    go goes went keep keeps kept leave leaves left meet meets met pay pays paid put puts
-    run runs ran send sends sent set sets tell tells told win wins won write writes wrote
-    build builds built bring brings brought hold holds held know knows knew become
-    becomes became think thinks thought feel feels felt lose loses lost see sees saw
-    cover covers compare compares measure measures estimate estimates range ranges
-    affect affects occur occurs exist exists differ differs vary varies look looks
-    """.split()
-)
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _VALUE_END = re.compile(
     r"(?P<before>\S+)\s+(?P<value>[$€£]?\d[\d,.]*\s?(?:%|percent|per cent)?)\s*[.!?]$"
 )
@@ -216,29 +198,10 @@ def _property_names(schema: Any) -> Iterator[str]:
             yield from _property_names(value)
 
 
-def _latin(sentence: str) -> bool:
-    letters = [c for c in sentence if c.isalpha()]
-    return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
-
-
 def _no_verb(sentence: str) -> Check:
-    words = [w.lower().replace("’", "'") for w in _LATIN_WORD.findall(sentence)]
-    if len(words) < 3 or not _latin(sentence):
-        return _NONE
-    for word in words:
-        parts = {word, *re.findall(r"'\w+$", word)}
-        if parts & _VERBS or _verb_form(word):
-            return _NONE
-    return DefectKind.NO_VERB, "no word that looks like a verb"
-
-
-def _verb_form(word: str) -> bool:
-    """An -ed or -ing form whose stem has a vowel ("lasted", "using"; not "spring", "red")."""
-    for ending in ("ed", "ing"):
-        stem = word.removesuffix(ending)
-        if stem != word and len(stem) >= 3 and re.search(r"[aeiouy]", stem):
-            return True
-    return False
+    if looks_verbless(sentence):
+        return DefectKind.NO_VERB, "no word that looks like a verb"
+    return _NONE
 
 
 def _spliced(sentence: str, cited: Sequence[str]) -> Check:

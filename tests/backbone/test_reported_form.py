@@ -73,3 +73,30 @@ def test_a_copy_cut_short_inside_a_clause_becomes_the_whole_sentence() -> None:
     # a glued capital does not hide the cut
     glued = "The document says The probe is a test that uses short primers."
     assert reported_form(glued, cited) == f"The document says: {cited[0]}"
+
+
+LONG = ("Serum samples from the two hospitals, collected between March and May, were tested "
+        "with the STEP assay, which detects antibodies within minutes, and the results were "
+        "then compared with those of a reference laboratory.")
+
+
+def test_a_bare_name_from_a_long_sentence_becomes_the_clause_that_holds_it() -> None:
+    said = "Actually, the document says STEP."
+    assert reported_form(said, [LONG], max_words=25) == (  # from the start: with its subject
+        "Actually, the document says: Serum samples from the two hospitals, collected between "
+        "March and May, were tested with the STEP assay.")
+    # the shortest run otherwise, without the conjunction that joined it
+    assert reported_form(said, [LONG], max_words=15) == (
+        "Actually, the document says: were tested with the STEP assay.")
+    assert reported_form("The document says a reference laboratory.", [LONG], max_words=25) == (
+        "The document says: the results were then compared with those of a reference "
+        "laboratory.")
+
+
+def test_a_clause_without_a_verb_or_too_long_is_not_quoted() -> None:
+    cited = ["The assays used in the study, STEP and ELISA as the two reference methods for "
+             "all of the serum samples in the three sites, were chosen by the ministry."]
+    said = "The document says ELISA."
+    assert reported_form(said, cited, max_words=12) == said  # the clause has no verb
+    assert reported_form("Actually, the document says STEP.", [LONG], max_words=7) == (
+        "Actually, the document says STEP.")  # nothing with a verb fits 3 words

@@ -1,0 +1,51 @@
+"""Does a sentence look like it has a verb? A light check for what is said aloud.
+
+A list of auxiliaries and common verbs, or an -ed / -ing form whose stem has a vowel
+("lasted", "using"; not "spring", "red"). Only sentences of three words or more in Latin
+script are judged; others always pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+VERBS = frozenset(
+    """is are was were be been being am isn't aren't wasn't weren't 's 're 'm has have had
+    hasn't haven't hadn't do does did don't doesn't didn't can can't cannot could couldn't
+    will won't would wouldn't may might must shall should shouldn't 'll 'd 've
+    say says said report reports show shows showed shown give gives gave given list lists
+    state states find finds found make makes made take takes took get gets got give
+    include includes describe describes mention mentions note notes use uses contain
+    contains remain remains mean means suggest suggests need needs depend depends appear
+    appears seem seems provide provides require requires cause causes lead leads led
+    grow grows grew fall falls fell rise rises rose begin begins began come comes came
+    go goes went keep keeps kept leave leaves left meet meets met pay pays paid put puts
+    run runs ran send sends sent set sets tell tells told win wins won write writes wrote
+    build builds built bring brings brought hold holds held know knows knew become
+    becomes became think thinks thought feel feels felt lose loses lost see sees saw
+    cover covers compare compares measure measures estimate estimates range ranges
+    affect affects occur occurs exist exists differ differs vary varies look looks
+    """.split()
+)
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+
+
+def looks_verbless(sentence: str) -> bool:
+    """A Latin-script sentence of three words or more with no word that looks like a verb."""
+    words = [w.lower().replace("’", "'") for w in LATIN_WORD.findall(sentence)]
+    if len(words) < 3 or not _latin(sentence):
+        return False
+    return not any({w, *re.findall(r"'\w+$", w)} & VERBS or _verb_form(w) for w in words)
+
+
+def _latin(sentence: str) -> bool:
+    letters = [c for c in sentence if c.isalpha()]
+    return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
+
+
+def _verb_form(word: str) -> bool:
+    for ending in ("ed", "ing"):
+        stem = word.removesuffix(ending)
+        if stem != word and len(stem) >= 3 and re.search(r"[aeiouy]", stem):
+            return True
+    return False
