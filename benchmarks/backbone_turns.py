@@ -1,9 +1,12 @@
 """Per-turn backbone latency and decisions on a slice of a dev conversation.
 
     python benchmarks/backbone_turns.py --doc d01 --start 8 --end 32 [--model llm-0.5b]
-        [--mode focused|full|auto] [--out benchmarks/out/backbone_turns.json]
+        [--mode focused|full|auto] [--ask "what is ...?"] [--out benchmarks/out/backbone_turns.json]
 
 Prints one row per turn (action, reason, per-stage ms) and p50/p95 over ordinary turns.
+``--ask`` (repeatable) then puts direct questions after the slice, as a wake word would,
+and prints for each the tokens its prompt shares with the cache, the tokens evaluated
+and the time to its first checked sentence (when the floor could start speaking).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,6 +33,30 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def ask(backbone: Any, question: str, index: int) -> dict[str, Any]:
+    """One direct question, timed to its first checked sentence and to its end."""
+    first: list[float] = []
+    started = time.perf_counter()
+
+    def on_delta(delta: Any) -> None:
+        if delta.checked and delta.text and not first:
+            first.append((time.perf_counter() - started) * 1000)
+
+    n_calls = len(backbone.calls)
+    answer = backbone.answer_direct(
+        Turn("S1", question, float(index), float(index) + 1, True, index), on_delta=on_delta)
+    total = (time.perf_counter() - started) * 1000
+    call = backbone.calls[n_calls]
+    row = {"question": question, "prompt_tokens": call.prompt_tokens,
+           "cached_tokens": call.cached_tokens, "completion_tokens": call.completion_tokens,
+           "first_sentence_ms": round(first[0]) if first else None, "total_ms": round(total),
+           "text": answer.text}
+    print(f"ask: {question!r} prompt {call.prompt_tokens} (cached {call.cached_tokens}), "
+          f"first sentence {row['first_sentence_ms']} ms, total {total:.0f} ms | {answer.text}",
+          flush=True)
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", default=str(ROOT.parent / "shared/benchmark/dev"))
@@ -38,6 +66,7 @@ def main() -> int:
     parser.add_argument("--end", type=int, default=20)
     parser.add_argument("--model", default=None)
     parser.add_argument("--mode", default="auto", choices=[m.value for m in ContextMode])
+    parser.add_argument("--ask", action="append", default=[], help="a direct question after")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/out/backbone_turns.json"))
     args = parser.parse_args()
 
@@ -88,13 +117,14 @@ def main() -> int:
               f"{decision.reason}"
               f" | {decision.claim[:50]}" + (f"\n      >> {rows[-1]['text']}" if rows[-1]['text']
                                              else ""), flush=True)
+    asked = [ask(backbone, question, args.end + i) for i, question in enumerate(args.ask)]
     summary = {"doc": args.doc, "mode": backbone.mode.value, "model": args.model or "llm-1.5b",
                "turns": len(totals), "p50_ms": percentile(totals, 0.5),
                "p95_ms": percentile(totals, 0.95), "warm_s": warm_s}
     print(json.dumps(summary))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    out.write_text(json.dumps({"summary": summary, "rows": rows, "asked": asked}, indent=1))
     llm.close()
     return 0
 
