@@ -4,9 +4,11 @@
         [--mode focused|full|auto] [--ask "what is ...?"] [--out benchmarks/out/backbone_turns.json]
 
 Prints one row per turn (action, reason, per-stage ms) and p50/p95 over ordinary turns.
-``--ask`` (repeatable) then puts direct questions after the slice, as a wake word would,
-and prints for each the tokens its prompt shares with the cache, the tokens evaluated
-and the time to its first checked sentence (when the floor could start speaking).
+``--prefill`` reads the conversation into the model's cache after every turn, as the
+live worker does when idle. ``--ask`` (repeatable) then puts direct questions after the
+slice, as a wake word would, and prints for each the tokens its prompt shares with the
+cache, the tokens evaluated and the time to its first checked sentence (when the floor
+could start speaking).
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def main() -> int:
     parser.add_argument("--model", default=None)
     parser.add_argument("--mode", default="auto", choices=[m.value for m in ContextMode])
     parser.add_argument("--ask", action="append", default=[], help="a direct question after")
+    parser.add_argument("--prefill", action="store_true",
+                        help="read the conversation into the cache after every turn, as an "
+                             "idle live worker does")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/out/backbone_turns.json"))
     args = parser.parse_args()
 
@@ -104,6 +109,8 @@ def main() -> int:
         if decision.intervention is not None:
             backbone.on_delivered(decision.intervention, PlaybackReceipt(
                 decision.intervention.id, "finished", 3.0))
+        if args.prefill:
+            backbone.prefill()
         stages = {k: round(v) for k, v in decision.latency_ms.items()}
         if "monitor" in stages:
             totals.append(wall)

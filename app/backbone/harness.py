@@ -124,6 +124,15 @@ class Backbone:
         if callable(warm):
             warm(self.system)
 
+    def prefill(self, cancel: threading.Event | None = None) -> int:
+        """While the model is idle, read the conversation as the next call will show it
+        into the cache (turns screened since the last call are not read yet); a backend
+        without the hook reads nothing. Returns the tokens read."""
+        prefill = getattr(self.llm, "prefill", None)
+        if not callable(prefill) or not self.transcript.lines:
+            return 0
+        return int(prefill(self.system, self._conversation(self.transcript.recent()), cancel))
+
     def on_turn(self, turn: Turn) -> Decision:
         self._observed = None
         decision = self._decide(turn)

@@ -34,6 +34,8 @@ MAX_PREFIXES = 32  # tokenized systems remembered (each call looks them up)
 # A cancellable call reads its prompt in chunks this long, checking the cancel event
 # between them (generation checks it after every sampled token).
 CANCEL_CHECK_TOKENS = 64
+# A prefill leaves at least this share of the context for the task and the answer.
+PREFILL_SPARE_SHARE = 0.25
 # Warming reads the document prefix in pieces this long, reporting progress after each.
 WARM_REPORT_TOKENS = 256
 
@@ -81,6 +83,13 @@ class LlamaBackend:
 
     def warm(self, system: str) -> None:
         self._worker.call(lambda s: self._warm(s, system)).result()
+
+    def prefill(self, system: str, head: str, cancel: threading.Event | None = None) -> int:
+        """Read ``head``, how the next prompt's user message will begin, into the cache
+        while the model is idle, so that call evaluates only what follows it. ``cancel``
+        stops the reading between chunks; what was read stays cached. Returns the tokens
+        evaluated."""
+        return int(self._worker.call(lambda s: self._prefill(s, system, head, cancel)).result())
 
     def reset(self) -> None:
         """Forget every cached prefix (e.g. when the document changes)."""
@@ -194,6 +203,31 @@ class LlamaBackend:
         else:
             report(len(prefix), len(prefix))  # read before: nothing left to read
         self._remember(s, system)
+
+    def _prefill(self, s: _Session, system: str, head: str,
+                 cancel: threading.Event | None) -> int:
+        prefix = self._prefix_tokens(s, system)
+        opening = s.template.user.split("{user}", 1)[0] + head
+        tokens = prefix + s.llm.tokenize(opening.encode("utf-8"), add_bos=False, special=True)
+        if len(tokens) > s.n_ctx * (1 - PREFILL_SPARE_SHARE):
+            return 0
+        self._switch_to(s, system, prefix)
+        self._shift_reusable(s, tokens)
+        held = s.llm.input_ids[: s.llm.n_tokens].tolist()
+        common = next((i for i, (a, b) in enumerate(zip(held, tokens, strict=False)) if a != b),
+                      min(len(held), len(tokens)))
+        if common < len(held):
+            s.llm._ctx.kv_cache_seq_rm(0, common, -1)
+            s.llm.n_tokens = common
+        s.evals.clear()
+        s.cancel = cancel
+        try:
+            s.llm.eval(tokens[common:])
+        except LLMCancelled:
+            pass  # the chunks read so far stay cached
+        finally:
+            s.cancel = None
+        return s.llm.n_tokens - common
 
     def _shift_reusable(self, s: _Session, prompt: list[int]) -> None:
         """Move the cached runs the new prompt repeats to where it has them, and tell

@@ -9,7 +9,11 @@ thread. The worker keeps three things apart:
   short (its turns stay waiting and are checked again), and it is answered before the
   next check;
 - the model never falls more than one call behind: all turns waiting when a call ends
-  are checked together by the next single call (``Backbone.on_turns``).
+  are checked together by the next single call (``Backbone.on_turns``);
+- idle time is not wasted: with nothing to do after a step, the conversation as the next
+  call will show it is read into the model's cache (``Backbone.prefill``), so a direct
+  question after a stretch of screened turns reads only itself and its sentences. Any
+  new arrival cuts that reading short.
 
 Decisions go to ``emit`` (the pipeline records and publishes them). A crash is reported
 and the worker goes on with what is left.
@@ -90,6 +94,8 @@ class BackboneWorker:
         self._unchecked = 0  # admitted turns waiting for (or in) a monitor call
         self._answering = False  # a direct question is being answered
         self._cancel: threading.Event | None = None  # the running check's
+        self._prefilling: threading.Event | None = None  # the running prefill's
+        self._prefill_due = False  # something changed since the last step
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="backbone", daemon=True)
         self.busy = threading.Event()
@@ -107,6 +113,7 @@ class BackboneWorker:
             self._directs.append((question, generation))
             if self._cancel is not None:
                 self._cancel.set()
+            self._interrupt_prefill()
             self._cond.notify()
 
     def delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
@@ -126,6 +133,7 @@ class BackboneWorker:
             self._stopping = True
             if self._cancel is not None:
                 self._cancel.set()
+            self._interrupt_prefill()
             self._cond.notify()
         if self._thread.is_alive():
             self._thread.join(timeout)
@@ -136,13 +144,26 @@ class BackboneWorker:
     def _put(self, where: deque[Any], item: Any) -> None:
         with self._cond:
             where.append(item)
+            self._interrupt_prefill()
             self._cond.notify()
+
+    def _interrupt_prefill(self) -> None:
+        if self._prefilling is not None:
+            self._prefilling.set()
 
     def _has_work(self) -> bool:
         return bool(self._stopping or self._arrived or self._directs or self._unchecked)
 
     def _run(self) -> None:
         while True:
+            with self._cond:
+                idle = self._prefill_due and not self._has_work()
+                if idle:
+                    self._prefill_due = False
+                    cancel = self._prefilling = threading.Event()
+            if idle:
+                self._prefill(cancel)
+                continue
             with self._cond:
                 self._cond.wait_for(self._has_work)
                 if self._stopping:
@@ -163,7 +184,17 @@ class BackboneWorker:
                     self._guarded(self._check)
             finally:
                 self._recount(answering=False)
+                self._prefill_due = True
                 self.busy.clear()
+
+    def _prefill(self, cancel: threading.Event) -> None:
+        prefill = getattr(self._backbone, "prefill", None)
+        try:
+            if callable(prefill):
+                self._guarded(prefill, cancel)
+        finally:
+            with self._cond:
+                self._prefilling = None
 
     def _recount(self, answering: bool | None = None) -> None:
         waiting = self._turns.waiting  # only this thread changes it

@@ -253,6 +253,71 @@ def test_stop_cuts_a_running_call_short(document):
     assert call.cancel is not None and call.cancel.is_set()
 
 
+class PrefillLLM(GatedLLM):
+    """A GatedLLM that also takes prefills: each waits at its own gate until the test
+    opens it or its cancel event is set, and is recorded with what it read."""
+
+    def __init__(self, replies: list[Any] | None = None) -> None:
+        super().__init__(replies, gated=())
+        self.prefills: queue.Queue[tuple[str, threading.Event | None]] = queue.Queue()
+        self.cut: list[str] = []
+        self._prefill_gate = threading.Semaphore(0)
+
+    def prefill(self, system: str, head: str, cancel: threading.Event | None = None) -> int:
+        self.prefills.put((head, cancel))
+        while not self._prefill_gate.acquire(timeout=0.005):
+            if cancel is not None and cancel.is_set():
+                self.cut.append(head)
+                return 0
+        return len(head)
+
+    def next_prefill(self) -> tuple[str, threading.Event | None]:
+        return self.prefills.get(timeout=WAIT_S)
+
+    def open_prefill(self) -> None:
+        self._prefill_gate.release()
+
+
+def test_an_idle_worker_reads_the_conversation_into_the_cache_once(document, rooms):
+    llm = PrefillLLM([QUIET])
+    room = start(rooms, make(document, llm, screen_turns=True))
+    room.worker.submit_turn(turn(0, CHAT[0]))
+    head, _ = llm.next_prefill()  # after the check, with nothing else to do
+    assert head.startswith("CONVERSATION:") and f"[Turn 0] S1: {CHAT[0]}" in head
+    llm.open_prefill()
+    room.wait_for(lambda: len(room.decisions()) == 1)
+    with pytest.raises(queue.Empty):
+        llm.prefills.get(timeout=0.2)  # nothing changed since: no second reading
+    assert llm.stages() == []  # the turn was screened: no call had read it
+
+
+def test_a_turn_arriving_during_a_prefill_cuts_it_short(document, rooms):
+    llm = PrefillLLM([QUIET, QUIET])
+    room = start(rooms, make(document, llm))
+    room.worker.submit_turn(turn(0, CHAT[0]))
+    first, cancel = llm.next_prefill()
+    room.worker.submit_turn(turn(1, CHAT[1]))
+    room.wait_for(lambda: len(room.decisions()) == 2)  # checked at once, not behind it
+    assert cancel is not None and cancel.is_set() and llm.cut == [first]
+    second, _ = llm.next_prefill()  # the new turn is read in the next idle time
+    assert f"[Turn 1] S1: {CHAT[1]}" in second
+    llm.open_prefill()
+
+
+def test_a_direct_question_cuts_a_prefill_short(document, rooms):
+    llm = PrefillLLM([QUIET, ANSWER])
+    room = start(rooms, make(document, llm))
+    room.worker.submit_turn(turn(0, CHAT[0]))
+    _, cancel = llm.next_prefill()
+    room.worker.request_direct(Turn("S2", "How many paper nodes are left?", 6.0, 6.0,
+                                    direct=True), generation=1)
+    room.wait_for(lambda: any(isinstance(e, Intervention) for e in room.out))
+    assert cancel is not None and cancel.is_set()
+    assert llm.stages() == ["monitor", "direct"]
+    llm.next_prefill()
+    llm.open_prefill()
+
+
 # --- the backbone's batch ------------------------------------------------------------------
 
 
