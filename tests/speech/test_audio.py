@@ -199,8 +199,10 @@ def test_microphone_loss_is_reported_and_recoverable() -> None:
     mic = MicrophoneSource()
     mic.start()
     try:
-        block = mic.read(timeout=2.0)
-        assert block is not None and block.samples.size == 512 and block.sample == 0
+        block = mic.read(timeout=5.0)
+        # A null device may overrun the queue before the first read (the stamps then skip
+        # the dropped blocks), so the first stamp is not always 0.
+        assert block is not None and block.samples.size == 512 and block.sample >= 0
         mic.simulate_loss("The microphone was disconnected.")
         with pytest.raises(DeviceLostError, match="disconnected"):
             # Drain what was captured before the loss: up to the whole queue, which a
