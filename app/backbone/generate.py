@@ -9,12 +9,13 @@ from typing import Any
 from app.backbone.citations import holds_value, valid_sids
 from app.backbone.direct import Checked, check_sentence
 from app.backbone.prompts import copied_prompt
+from app.backbone.schemas import TOPIC_MAX_CHARS
 from app.backbone.utterance import clean_text, reported_form
 from app.events import Intent
 from app.language.numbers import quantities, repeats
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, negated
-from app.language.words import content_tokens
+from app.language.words import PLAIN_STOPWORDS, content_tokens
 from app.settings import UtteranceSettings
 
 
@@ -57,7 +58,7 @@ def parse(
         sids = _holding(document, value, [*sids, *fallback_sids]) or sids
         if not sids:
             return Generated(False, reason="generate: no resolvable citation")
-    topic = clean_text(str(data.get("topic", "")))[:60]
+    topic = whole_words(clean_text(str(data.get("topic", ""))))
     context = [point, text, *(document.get(s).text for s in sids)]
     return Generated(True, text, topic if _about(topic, context) else "", sids)
 
@@ -138,6 +139,18 @@ def _holding(document: Any, value: str, sids: Sequence[int]) -> tuple[int, ...]:
 
 
 # Words of the task itself: a topic made of them ("document value") names nothing.
+def whole_words(topic: str) -> str:
+    """A topic the grammar stopped at its length limit may end inside a word
+    ("... osteopor"): its last word goes, then any function words and punctuation that
+    would be left dangling ("... removing the")."""
+    if len(topic) < TOPIC_MAX_CHARS or " " not in topic:
+        return topic
+    words = topic.split()[:-1]
+    while len(words) > 1 and words[-1].lower().strip(",;:-") in PLAIN_STOPWORDS:
+        words.pop()
+    return " ".join(words).rstrip(" ,;:-")
+
+
 _TASK_WORDS = frozenset(content_tokens("document value point sentence text"))
 
 

@@ -48,12 +48,14 @@ SELF_REPAIR: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+TOPIC_MAX_CHARS = 48  # the grammar stops a longer topic here, even inside a word
+
 GENERATE: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": ["speak", "abstain"]},
         "text": {"type": "string", "maxLength": 600},
-        "topic": {"type": "string", "maxLength": 48},
+        "topic": {"type": "string", "maxLength": TOPIC_MAX_CHARS},
         "source": {"type": "string", "maxLength": 48},
         "quote_sids": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
     },

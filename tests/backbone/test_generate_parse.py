@@ -47,6 +47,20 @@ def test_topic_must_be_about_the_point(topic, kept):
     assert made.topic == kept
 
 
+CUT = "aper nodes left after metadata deduplication, un"  # 48 characters, cut in a word
+
+
+@pytest.mark.parametrize(("topic", "kept"), [
+    (CUT, "aper nodes left after metadata deduplication"),
+    # at the limit the last word goes whole or not, and a dangling "the" with it
+    ("unique paper nodes after removing the duplicates", "unique paper nodes after removing"),
+    ("paper nodes after removing duplicates", "paper nodes after removing duplicates"),
+])
+def test_a_topic_stopped_at_the_length_limit_loses_its_cut_word(topic, kept):
+    made = parse({**REPLY, "topic": topic}, "missing", [1], DOC, UtteranceSettings(), "", POINT)
+    assert made.topic == kept
+
+
 def test_abstention_and_empty_text_are_not_spoken():
     assert not parse({**REPLY, "action": "abstain"}, "missing", [1], DOC,
                      UtteranceSettings()).speak
