@@ -45,9 +45,8 @@ def register(subparsers: Any) -> None:
         choices=sorted(WITHOUT),
         default=[],
         help="leave one mechanism out, for an ablation (repeatable): a detector, an "
-        "answer check, the correction veto, the off-document check, the turn screening, "
-        "the count of turns that let a claim stand, or letting it stand before the "
-        "monitor call",
+        "answer check, the correction veto, the off-document check, the turn screening or "
+        "the count of turns that let a claim stand",
     )
     replay.add_argument(
         "--screen",
@@ -121,7 +120,6 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "off-document": _ledger(off_document_min_shared=0),
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
-    "stand-before-monitor": _ledger(stand_before_monitor=False),
 }
 
 

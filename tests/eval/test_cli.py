@@ -158,19 +158,16 @@ def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
     out = tmp_path / "ablation"
     assert _replay(root, out, "--limit", "1", "--without", "detector-number", "--without",
                    "veto", "--without", "off-document", "--without", "screening",
-                   "--without", "check-value", "--without", "standing",
-                   "--without", "stand-before-monitor") == 0  # fmt: skip
+                   "--without", "check-value", "--without", "standing") == 0  # fmt: skip
     settings = factories[0].settings
     ledger = settings.ledger
     assert ledger.detectors == ("name", "open_question")  # number left out of the default
     assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
     assert ledger.screen_turns is False and ledger.count_standing_turns is False
-    assert ledger.stand_before_monitor is False
     assert settings.utterance.answer_checks == ("forced_answer", "grounded")
     report = json.loads((out / "report.json").read_text())
     assert report["meta"]["without"] == ["check-value", "detector-number", "off-document",
-                                         "screening", "stand-before-monitor", "standing",
-                                         "veto"]
+                                         "screening", "standing", "veto"]
 
 
 def test_rescore_runs_no_model(root: Path, tmp_path: Path, factories) -> None:
