@@ -126,12 +126,6 @@ class LedgerSettings:
     # verdict on the claim counts, and a claim the next calls pass over never reaches the
     # gate. Claims of the monitor's alone always need a second verdict.
     count_standing_turns: bool = True
-    # A turn that flags nothing new, while no recent turn could fix any open claim (the
-    # guard's precheck), lets such a claim stand before any monitor call when that fires
-    # the gate: the intervention is not held back a whole call (the turn's monitor verdict
-    # could only count the claim again or reset it, and a reset needs a turn that
-    # answers). False: the turn is monitored first, as any other.
-    stand_before_monitor: bool = True
     # Before a correction or a "the document doesn't report that", stay silent when a
     # document sentence about the same matter states every value and name the turns that
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.

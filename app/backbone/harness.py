@@ -230,9 +230,6 @@ class Backbone:
         head = self._conversation(self.transcript.recent())
         if waiting.standing is not None:
             return self._stood(index, waiting.standing, head, latency)
-        unfixed = None if found else self._fires_unfixed(index, open_before)
-        if unfixed is not None:
-            return self._stood(index, unfixed, head, latency)
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
         full = self.mode is ContextMode.FULL
@@ -418,18 +415,6 @@ class Backbone:
         return next((c for c in self._may_stand()
                      if c is not observed and c.cid not in fixable
                      and c.last_counted < index), None)
-
-    def _fires_unfixed(self, index: int, open_before: Sequence[Claim]) -> Claim | None:
-        """A claim that may stand, which this turn lets stand and thereby brings to the
-        gate, while no recent turn could fix any open claim: it fires without waiting for
-        a monitor call on a turn that flags nothing new."""
-        ledger = self.ledger
-        if not self.settings.ledger.stand_before_monitor or self._checkable(open_before):
-            return None
-        tau = self.settings.ledger.tau
-        return next((c for c in self._may_stand()
-                     if c.last_counted < index and c.persistence + 1 >= tau
-                     and index > max(ledger.cooldown_until, c.cooldown_until)), None)
 
     def _may_stand(self) -> list[Claim]:
         """Open claims a turn that lets them stand may count: confirmed by a detector,

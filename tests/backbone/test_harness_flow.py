@@ -303,38 +303,9 @@ def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     assert llm.stages() == ["monitor", "generate"]
 
 
-def test_a_turn_that_flags_nothing_and_fixes_nothing_fires_before_any_monitor_call(document):
-    llm = ScriptedLLM([WRONG, SPEAK])
-    bb = make(document, llm, screen_turns=None)
-    bb.on_turn(turn(0, SWAPPED))
-    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
-    assert judged.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
-    assert judged.claim_id == 1 and judged.intervention.citations[0].sid == 0
-    assert llm.stages() == ["monitor", "generate"]  # no monitor call on turn 1
-
-
-def test_a_turn_that_could_fix_the_claim_is_monitored_first(document):
-    llm = ScriptedLLM([WRONG, QUIET, {"resolutions": []}])
-    bb = make(document, llm, screen_turns=None)
-    bb.on_turn(turn(0, SWAPPED))
-    maybe = bb.on_turn(turn(1, "Hm, or was it PDFBox? Not sure.", "S2"))  # names the fix
-    assert maybe.reason == "monitor: on_progress" and maybe.action == "silent"
-    assert llm.stages() == ["monitor", "monitor", "self_repair"]
-    assert bb.ledger.claims[1].persistence == 1  # neither counted nor let stand
-
-
-def test_a_stand_that_would_not_fire_waits_for_the_monitor(document):
-    llm = ScriptedLLM([WRONG, QUIET])
-    bb = make(document, llm, screen_turns=None, patience=Patience.DEFERENT)  # tau 3
-    bb.on_turn(turn(0, SWAPPED))
-    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
-    assert judged.reason == "gate: waiting 2/3 (turn 1 let C1 stand)"
-    assert llm.stages() == ["monitor", "monitor"]
-
-
 def test_a_monitored_turn_about_something_else_lets_the_claim_stand(document):
     llm = ScriptedLLM([WRONG, QUIET, SPEAK])
-    bb = make(document, llm, screen_turns=None, stand_before_monitor=False)
+    bb = make(document, llm, screen_turns=None)
     bb.on_turn(turn(0, SWAPPED))
     judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
     assert judged.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
@@ -357,7 +328,7 @@ def test_a_monitored_turn_that_raises_another_claim_lets_the_first_stand(documen
 def test_a_verdict_on_the_claim_is_not_a_turn_that_lets_it_stand(document):
     settled = dict(WRONG, status="on_progress")  # the monitor now finds nothing wrong
     llm = ScriptedLLM([WRONG, settled])
-    bb = make(document, llm, stand_before_monitor=False)
+    bb = make(document, llm)
     bb.on_turn(turn(0, SWAPPED))
     judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
     assert judged.reason == "monitor: on_progress" and judged.claim_id == 1
