@@ -79,7 +79,9 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     return sentence
 
 
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:()\u2013\u2014]|\s-\s)\s*")
+# Where a clause ends inside a sentence; brackets are not breaks: what they hold belongs
+# to the clause around them.
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s)\s*")
 
 
 _CONJUNCTION = re.compile(r"^(?:and|but|or|yet|so)\s+", re.I)
@@ -96,7 +98,8 @@ def _clause_with(value: str, source: str, max_words: int) -> str | None:
     runs = ((a, _CONJUNCTION.sub("", text[a:b])) for i, (a, _) in enumerate(pieces)
             for _, b in pieces[i:])
     fitting = [(a > 0, len(r.split()), r) for a, r in runs if value.lower() in r.lower()
-               and MIN_CLAUSE_WORDS <= len(r.split()) <= max_words and not looks_verbless(r)]
+               and MIN_CLAUSE_WORDS <= len(r.split()) <= max_words and not looks_verbless(r)
+               and r.count("(") == r.count(")")]
     return min(fitting, default=(False, 0, None))[2]
 
 

@@ -4,7 +4,8 @@ Each check is a small, documented heuristic over the spoken text, the sentences 
 and the text of the cited page (the document index's sentences on that page):
 
 - ``fragment``: a sentence that does not open with a capital letter, a digit or a
-  non-Latin letter, or that lacks final punctuation; or a clipped piece of a cited
+  non-Latin letter, that lacks final punctuation or holds a bracket without its pair
+  (a piece cut out of a bracket); or a clipped piece of a cited
   sentence: a verbatim run of it (four words or more) that starts or stops inside one of
   its clauses (a word of the cited sentence, not , ; : a dash or a bracket, runs on there);
 - ``placeholder``: text of the prompt or the schema said aloud: an angle-bracket or brace
@@ -152,6 +153,8 @@ def _fragment(sentence: str, cited: Sequence[str]) -> Check:
         return DefectKind.FRAGMENT, "starts with punctuation"
     if not sentence.rstrip("\"'”’)»]").endswith((".", "!", "?", "。", "！", "？")):
         return DefectKind.FRAGMENT, "no final punctuation"
+    if sentence.count("(") != sentence.count(")"):
+        return DefectKind.FRAGMENT, "a bracket opened or closed without its pair"
     clipped = next((c for c in cited if is_clipped(sentence, c)), None)
     if clipped is not None:
         return DefectKind.FRAGMENT, "starts or stops inside a clause of the cited sentence"

@@ -100,3 +100,12 @@ def test_a_clause_without_a_verb_or_too_long_is_not_quoted() -> None:
     assert reported_form(said, cited, max_words=12) == said  # the clause has no verb
     assert reported_form("Actually, the document says STEP.", [LONG], max_words=7) == (
         "Actually, the document says STEP.")  # nothing with a verb fits 3 words
+
+
+def test_a_clause_is_never_cut_inside_brackets() -> None:
+    cited = ["The hospitals compared two assays, and the molecular test beat serology (the "
+             "ELISA, run twice) on sensitivity, which matters most for screening."]
+    # the bracket holds a comma: no run starts or ends between its brackets
+    assert reported_form("The document says ELISA.", cited, max_words=20) == (
+        "The document says: The hospitals compared two assays, and the molecular test beat "
+        "serology (the ELISA, run twice) on sensitivity.")

@@ -34,6 +34,12 @@ def test_fragment_lower_case_or_no_final_punctuation() -> None:
     assert kinds("The volunteers kept the diet.", cited=()) == []
 
 
+def test_fragment_with_a_bracket_cut_off_its_pair() -> None:
+    assert kinds("ELISA) showed that the volunteers kept the diet.", cited=()) == ["fragment"]
+    assert kinds("The volunteers (53% of them kept the diet.", cited=()) == ["fragment"]
+    assert kinds("The volunteers (53% of them) kept the diet.", cited=()) == []
+
+
 def test_fragment_clipped_inside_a_clause_of_the_cited_sentence() -> None:
     assert is_clipped("53% of the volunteers kept the diet.", CITED)
     assert kinds("53% of the volunteers kept the diet.") == ["fragment"]
