@@ -1,7 +1,7 @@
 """Does a sentence look like it has a verb? A light check for what is said aloud.
 
 A list of auxiliaries and common verbs, or an -ed / -ing form whose stem has a vowel
-("lasted", "using"; not "spring", "red"). Only sentences of three words or more in Latin
+("lasted", "using"; not "spring", "red", nor "vector-based"). Only sentences of three words or more in Latin
 script are judged; others always pass.
 """
 
@@ -31,11 +31,20 @@ LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 
 
 def looks_verbless(sentence: str) -> bool:
-    """A Latin-script sentence of three words or more with no word that looks like a verb."""
-    words = [w.lower().replace("’", "'") for w in LATIN_WORD.findall(sentence)]
-    if len(words) < 3 or not _latin(sentence):
+    """A Latin-script sentence of three words or more with no word that looks like a verb.
+    An -ed / -ing form inside a hyphenated compound ("vector-based", "well-being") is an
+    adjective or a noun, not a verb."""
+    found = list(LATIN_WORD.finditer(sentence))
+    if len(found) < 3 or not _latin(sentence):
         return False
-    return not any({w, *re.findall(r"'\w+$", w)} & VERBS or _verb_form(w) for w in words)
+    for match in found:
+        word = match.group(0).lower().replace("’", "'")
+        if {word, *re.findall(r"'\w+$", word)} & VERBS:
+            return False
+        compound = "-" in word or sentence[max(0, match.start() - 1):match.start()] == "-"
+        if not compound and _verb_form(word):
+            return False
+    return True
 
 
 def _latin(sentence: str) -> bool:
