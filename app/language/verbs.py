@@ -1,8 +1,8 @@
 """Does a sentence look like it has a verb? A light check for what is said aloud.
 
 A list of auxiliaries and common verbs, or an -ed / -ing form whose stem has a vowel
-("lasted", "using"; not "spring", "red", nor "vector-based"). Only sentences of three words or more in Latin
-script are judged; others always pass.
+("lasted", "using"; not "spring", "red", nor "vector-based"). Only sentences of three
+words or more in Latin script are judged; others always pass.
 """
 
 from __future__ import annotations
