@@ -84,23 +84,16 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s)\s*")
 
 
-_CONJUNCTION = re.compile(r"^(?:and|but|or|yet|so)\s+", re.I)
-
-
 def _clause_with(value: str, source: str, max_words: int) -> str | None:
-    """A run of whole clauses of ``source`` that carries ``value``, has a verb and fits
-    ``max_words``: a long cited sentence said in part, never cut inside a clause. A run
-    from the sentence's start (it keeps the subject) is preferred, then the shortest."""
+    """The shortest opening of ``source``, ending where a clause ends, that carries
+    ``value``, has a verb and fits ``max_words``: a long cited sentence said in part,
+    with its subject and never cut inside a clause or a bracket."""
     text = without_markers(source).strip().rstrip(".!?")
-    bounds = [0, *(i for m in _CLAUSE_BREAK.finditer(text) for i in (m.start(), m.end())),
-              len(text)]
-    pieces = list(zip(bounds[::2], bounds[1::2], strict=True))
-    runs = ((a, _CONJUNCTION.sub("", text[a:b])) for i, (a, _) in enumerate(pieces)
-            for _, b in pieces[i:])
-    fitting = [(a > 0, len(r.split()), r) for a, r in runs if value.lower() in r.lower()
-               and MIN_CLAUSE_WORDS <= len(r.split()) <= max_words and not looks_verbless(r)
-               and r.count("(") == r.count(")")]
-    return min(fitting, default=(False, 0, None))[2]
+    ends = [m.start() for m in _CLAUSE_BREAK.finditer(text)] + [len(text)]
+    openings = (text[:end] for end in ends)
+    return next((o for o in openings if value.lower() in o.lower()
+                 and MIN_CLAUSE_WORDS <= len(o.split()) <= max_words
+                 and not looks_verbless(o) and o.count("(") == o.count(")")), None)
 
 
 MIN_CLAUSE_WORDS = 4  # a shorter piece of a cited sentence says too little to quote
