@@ -138,7 +138,6 @@ def _holding(document: Any, value: str, sids: Sequence[int]) -> tuple[int, ...]:
     return tuple(s for s in valid if holds_value(document, s, value))
 
 
-# Words of the task itself: a topic made of them ("document value") names nothing.
 def whole_words(topic: str) -> str:
     """A topic the grammar stopped at its length limit may end inside a word
     ("... osteopor"): its last word goes, then any function words and punctuation that
@@ -151,6 +150,7 @@ def whole_words(topic: str) -> str:
     return " ".join(words).rstrip(" ,;:-")
 
 
+# Words of the task itself: a topic made of them ("document value") names nothing.
 _TASK_WORDS = frozenset(content_tokens("document value point sentence text"))
 
 
