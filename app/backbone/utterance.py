@@ -12,7 +12,7 @@ from typing import Any
 
 from app.document.library import Library, part_of
 from app.events import Citation
-from app.language.sentences import sentences
+from app.language.sentences import brackets_paired, sentences
 from app.language.verbs import looks_verbless
 from app.language.words import FOOTNOTED, STOPWORDS, spoken_words
 from app.settings import UtteranceStyle
@@ -93,7 +93,7 @@ def _clause_with(value: str, source: str, max_words: int) -> str | None:
     openings = (text[:end] for end in ends)
     return next((o for o in openings if value.lower() in o.lower()
                  and MIN_CLAUSE_WORDS <= len(o.split()) <= max_words
-                 and not looks_verbless(o) and o.count("(") == o.count(")")), None)
+                 and not looks_verbless(o) and brackets_paired(o)), None)
 
 
 MIN_CLAUSE_WORDS = 4  # a shorter piece of a cited sentence says too little to quote

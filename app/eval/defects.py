@@ -38,7 +38,7 @@ from typing import Any
 
 from app.backbone.prompts import PROMPT_PHRASES
 from app.backbone.utterance import is_clipped, on_page
-from app.language.sentences import sentences
+from app.language.sentences import brackets_paired, sentences
 from app.language.verbs import looks_verbless
 from app.language.words import spoken_words
 
@@ -153,7 +153,7 @@ def _fragment(sentence: str, cited: Sequence[str]) -> Check:
         return DefectKind.FRAGMENT, "starts with punctuation"
     if not sentence.rstrip("\"'”’)»]").endswith((".", "!", "?", "。", "！", "？")):
         return DefectKind.FRAGMENT, "no final punctuation"
-    if sentence.count("(") != sentence.count(")"):
+    if not brackets_paired(sentence):
         return DefectKind.FRAGMENT, "a bracket opened or closed without its pair"
     clipped = next((c for c in cited if is_clipped(sentence, c)), None)
     if clipped is not None:

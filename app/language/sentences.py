@@ -33,6 +33,11 @@ def sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def brackets_paired(text: str) -> bool:
+    """Every round bracket of ``text`` has its pair (no piece cut out of a bracket)."""
+    return text.count("(") == text.count(")")
+
+
 def _leads_on(sentence: str, following: str) -> bool:
     """The sentence's last word is an abbreviation that leads into ``following``."""
     last = sentence.lower()

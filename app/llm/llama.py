@@ -214,8 +214,7 @@ class LlamaBackend:
         self._switch_to(s, system, prefix)
         self._shift_reusable(s, tokens)
         held = s.llm.input_ids[: s.llm.n_tokens].tolist()
-        common = next((i for i, (a, b) in enumerate(zip(held, tokens, strict=False)) if a != b),
-                      min(len(held), len(tokens)))
+        common = plan_reuse(held, tokens, 0).common
         if common < len(held):
             s.llm._ctx.kv_cache_seq_rm(0, common, -1)
             s.llm.n_tokens = common

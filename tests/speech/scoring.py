@@ -20,8 +20,8 @@ DIARIZATION_CLIPS = {
 
 def rttm_recordings(path: Path) -> list[str]:
     """The recording ids an RTTM file annotates, in the order they first appear."""
-    ids = (f[1] for f in map(str.split, path.read_text().splitlines()) if len(f) > 1)
-    return list(dict.fromkeys(i for i in ids))
+    lines = map(str.split, path.read_text().splitlines())
+    return list(dict.fromkeys(f[1] for f in lines if len(f) > 1 and f[0] == "SPEAKER"))
 
 
 def read_rttm(path: Path, uri: str | None = None) -> list[tuple[str, float, float]]:
