@@ -250,6 +250,7 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "speak_delay_turns": score.spread(delay_turns),
         "speak_delay_s": score.spread(delay_s),
         "direct_first_audio_s": score.spread([x for r in runs for x in r.direct_first_audio_s]),
+        "direct_stages_s": score.direct_stage_spread(runs),
         "direct": {k: direct.get(k) for k in ("items", "accuracy_pct", "token_f1", "cited_pct",
                                               "citation_hit_pct", "abstention_pct")},
         "cpu_share": score.cpu_share(runs),
@@ -282,6 +283,8 @@ def live_markdown(data: dict[str, Any]) -> str:
         ["speak delay turns p50 / p95", cell(data["speak_delay_turns"])],
         ["speak delay s p50 / p95", cell(data["speak_delay_s"])],
         ["direct first audio s p50 / p95", cell(data["direct_first_audio_s"])],
+        *[[f"direct {k.removesuffix('_s').replace('_', ' ')} s p50 / p95", cell(v)]
+          for k, v in data["direct_stages_s"].items()],
         ["direct accuracy % / citation hit %", f"{data['direct']['accuracy_pct']} / "
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],

@@ -51,6 +51,8 @@ class ConversationResult:
     audio_dropped_s: float
     speakers: tuple[int, int]  # scripted, recognized
     stage_ms: dict[str, float]  # backbone time per stage over every recognized turn
+    # per heard direct answer: seconds from the question's end to each step of its answer
+    direct_stages: list[dict[str, float | None]] = field(default_factory=list)
     heard_at: dict[tuple[int, str], float] = field(default_factory=dict)  # (turn, text) -> s
     turn_ends: dict[int, float] = field(default_factory=dict)  # scripted turn -> its end, s
 
@@ -191,17 +193,19 @@ def turns_waiting_max(log: RoomLog) -> int:
 
 
 def direct_answers(
-    rendering: Rendering, log: RoomLog, items: dict[str, QAItem], abstain_text: str
+    rendering: Rendering, log: RoomLog, items: dict[str, QAItem], abstain_text: str,
+    stages: list[dict[str, float | None]],
 ) -> tuple[list[QARecord], list[float]]:
     """Each inserted question with the first direct answer heard after it, scored as
     ``jarvis qa`` scores it; and seconds from the question's end to the answer's first
-    audio."""
+    audio. Where each heard answer's wait went is added to ``stages``."""
     answers = [h for h in heard(log) if h.intervention.kind is InterventionKind.DIRECT]
     records, first_audio = [], []
     for question in rendering.questions:
         answer = next((h for h in answers if h.at >= question.start), None)
         if answer is not None:
             answers.remove(answer)
+            stages.append(direct_stages(question, answer, log))
         end = log.wall_time(question.end)
         delay = None if answer is None else max(0.0, answer.wall - end)
         done = log.finished.get(answer.intervention.id) if answer else None
@@ -211,6 +215,24 @@ def direct_answers(
         if delay is not None:
             first_audio.append(delay)
     return records, first_audio
+
+
+def direct_stages(question: Line, answer: Heard, log: RoomLog) -> dict[str, float | None]:
+    """Where a direct answer's wait went, in seconds after the question's last word: its
+    last recognized turn, the answer's first written and first checked sentence, its
+    first audio."""
+    end = log.wall_time(question.end)
+    recognized = [wall for wall, turn in log.turns
+                  if _overlap(turn.start, turn.end, question) > 0 and wall <= answer.wall]
+
+    def after(wall: float | None) -> float | None:
+        return None if wall is None else round(wall - end, 2)
+
+    generation = answer.intervention.generation
+    return {"recognized_s": after(max(recognized, default=None)),
+            "first_text_s": after(log.first_text.get(generation)),
+            "first_checked_s": after(log.first_checked.get(generation)),
+            "first_audio_s": after(answer.wall)}
 
 
 def result(
@@ -223,7 +245,8 @@ def result(
 ) -> ConversationResult:
     lines, times = decision_lines(document, conversation, rendering, log)
     lags, undecided = decision_lag(rendering, log)
-    qa, first_audio = direct_answers(rendering, log, items, abstain_text)
+    stages: list[dict[str, float | None]] = []
+    qa, first_audio = direct_answers(rendering, log, items, abstain_text, stages)
     return ConversationResult(
         document, conversation, lines, qa, lags, undecided, first_audio,
         backlog_max=max((n for _, n in log.backlog), default=0),
@@ -233,6 +256,7 @@ def result(
         audio_dropped_s=round(log.audio_dropped_s, 2),
         speakers=(len(rendering.voices), len({t.speaker for _, t in log.turns})),
         stage_ms=stage_ms(d for _, d in log.decisions),
+        direct_stages=stages,
         heard_at=times, turn_ends={int(x.turn): x.end for x in rendering.scripted},  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -270,6 +294,13 @@ def speak_delays(
         if at and onset_end is not None:
             seconds.append(round(max(0.0, min(at) - onset_end), 2))
     return turns, seconds
+
+
+def direct_stage_spread(runs: Sequence[ConversationResult]) -> dict[str, dict[str, float | None]]:
+    """p50 / p95 of each step of the direct answers' wait, over every heard answer."""
+    rows = [row for r in runs for row in r.direct_stages]
+    keys = dict.fromkeys(k for row in rows for k in row)
+    return {k: spread([v for row in rows if (v := row[k]) is not None]) for k in keys}
 
 
 def cpu_share(runs: Sequence[ConversationResult]) -> dict[str, Any]:

@@ -180,7 +180,7 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
                  (108.5, Turn("A", "what", 6.6, 7.9, True, index=3)),
                  (123.5, Turn("B", "third", 20.2, 22.8, index=4))]  # fmt: skip
     proactive = Intervention("p", InterventionKind.PROACTIVE, "It was 48.", claim="count")
-    answer = Intervention("d", InterventionKind.DIRECT, "Page 2 says so.")
+    answer = Intervention("d", InterventionKind.DIRECT, "Page 2 says so.", generation=4)
     log.decisions = [(104.0, Decision(1, "silent", "monitor: fine", latency_ms={"monitor": 500})),
                      (110.0, Decision(2, "speak", "gate fired", proactive, "count")),
                      (110.0, Decision(3, "silent", "direct: for the floor")),
@@ -188,6 +188,7 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     log.played = {"p": proactive, "d": answer}
     log.first_audio = {"p": 110.5, "d": 111.0}  # both during the wait after the question
     log.finished = {"d": 113.0}
+    log.first_text, log.first_checked = {4: 109.5, 9: 101.0}, {4: 110.2}
     lines, heard_at = score.decision_lines("g01", "main", rendering, log)
     assert [(d.turn, d.action, d.kind) for d in lines] == [
         (0, "silent", ""), (1, "speak", "proactive"), (1, "speak", "direct"),
@@ -205,8 +206,12 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     from app.eval.dataset import QAItem
 
     item = QAItem("q1", Path("doc.pdf"), "what?", "page 2")
-    [record], first_audio = score.direct_answers(rendering, log, {"q1": item}, "I can't say.")
+    stages: list[dict[str, float | None]] = []
+    [record], first_audio = score.direct_answers(rendering, log, {"q1": item}, "I can't say.",
+                                                 stages)
     assert first_audio == pytest.approx([3.0])  # question end 8.0 s -> first word 11.0 s
+    assert stages == [{"recognized_s": 0.5, "first_text_s": 1.5, "first_checked_s": 2.2,
+                       "first_audio_s": 3.0}]  # fmt: skip
     assert record.action == "answer" and record.correct and record.total_ms == pytest.approx(5000)
 
 
