@@ -74,6 +74,10 @@ class LLMSettings:
     # position are shifted there instead of read again (a sliding transcript window);
     # 0 reuses only the leading run the prompts share.
     reuse_min_tokens: int = 32
+    # Speculative decoding: up to this many tokens guessed from the prompt and the reply
+    # so far (app/llm/draft.py) are checked in one batched step; 0 (the default until a
+    # replay and a live run judge it) decodes one at a time.
+    draft_tokens: int = 0
 
 
 class Detector(StrEnum):

@@ -4,7 +4,7 @@
         [--mode focused|full|auto] [--ask "what is ...?"] [--out benchmarks/out/backbone_turns.json]
 
 Prints one row per turn (action, reason, per-stage ms) and p50/p95 over ordinary turns.
-``--prefill`` reads the conversation into the model's cache after every turn, as the
+``--draft K`` turns speculative decoding on (K draft tokens). ``--prefill`` reads the conversation into the model's cache after every turn, as the
 live worker does when idle. ``--ask`` (repeatable) then puts direct questions after the
 slice, as a wake word would, and prints for each the tokens its prompt shares with the
 cache, the tokens evaluated and the time to its first checked sentence (when the floor
@@ -72,6 +72,8 @@ def main() -> int:
     parser.add_argument("--prefill", action="store_true",
                         help="read the conversation into the cache after every turn, as an "
                              "idle live worker does")
+    parser.add_argument("--draft", type=int, default=None,
+                        help="speculative draft tokens (LLMSettings.draft_tokens)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/out/backbone_turns.json"))
     args = parser.parse_args()
 
@@ -83,6 +85,9 @@ def main() -> int:
     settings = Settings()
     settings = dataclasses.replace(
         settings, llm=dataclasses.replace(settings.llm, context_mode=ContextMode(args.mode)))
+    if args.draft is not None:
+        settings = dataclasses.replace(
+            settings, llm=dataclasses.replace(settings.llm, draft_tokens=args.draft))
     folder = Path(args.set) / args.doc
     document = open_document(folder / "document.pdf", settings.document)
     t0 = time.perf_counter()

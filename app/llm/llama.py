@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cores import model_threads
+from app.llm.draft import PromptLookup
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
 from app.llm.reuse import plan_reuse
@@ -55,6 +56,7 @@ class _Session:
     snapshots: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     grammars: dict[str, Any] = field(default_factory=dict)
     cancel: threading.Event | None = None  # the running request's cancel event
+    replies: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stage -> last reply
     can_shift: bool = False  # the context can move cached tokens to other positions
 
 
@@ -128,18 +130,23 @@ class LlamaBackend:
             ) from exc
         session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed,
                            can_shift=_can_shift(llm))
-        original_eval = llm.eval
+        drafting = s.draft_tokens > 0
+
+        def evaluate(tokens: Any) -> None:
+            # A draft step needs the logits of every token it holds; a prompt only its
+            # last one's.
+            _decode(llm, tokens, every_logit=drafting and len(tokens) <= s.draft_tokens + 1)
 
         def counting_eval(tokens: Any) -> None:
             session.evals.append(len(tokens))
             cancel = session.cancel
             if cancel is None:
-                original_eval(tokens)
+                evaluate(tokens)
                 return
             for start in range(0, len(tokens), CANCEL_CHECK_TOKENS):
                 if cancel.is_set():
                     raise LLMCancelled()
-                original_eval(tokens[start : start + CANCEL_CHECK_TOKENS])
+                evaluate(tokens[start : start + CANCEL_CHECK_TOKENS])
 
         # Count the tokens each call really evaluates: that is how cache reuse is reported.
         # A cancellable request is read in chunks so a cancel stops the prompt reading too.
@@ -279,12 +286,19 @@ class LlamaBackend:
         if req.cancel is not None and req.cancel.is_set():
             raise LLMCancelled(req.stage)
         s.cancel = req.cancel
+        if self.settings.draft_tokens > 0:
+            s.llm.draft_model = PromptLookup(self.settings.draft_tokens,
+                                             s.replies.get(req.stage, ()), len(prompt))
         try:
             text, finish, sampled, ttft = self._generate(s, req, prompt, on_delta, start)
         except LLMCancelled:
             raise LLMCancelled(req.stage) from None
         finally:
             s.cancel = None
+        # The reply as sampled (the grammar often spells keys out in odd pieces), not as
+        # its text would tokenize; the last token sampled was never evaluated.
+        end = min(s.llm.n_tokens, len(prompt) + sampled - 1)
+        s.replies[req.stage] = tuple(int(t) for t in s.llm.input_ids[len(prompt) : end])
         evaluated = s.evals[0] if s.evals else 0
         total_ms = (time.perf_counter() - start) * 1000
         log.debug("%s: prompt %d (evaluated %d), completion %d, %.0f ms", req.stage,
@@ -332,6 +346,20 @@ class LlamaBackend:
         if cut[0]:
             raise LLMCancelled(req.stage)
         return "".join(pieces), finish, sampled[0], ttft
+
+
+def _decode(llm: Any, tokens: Any, every_logit: bool) -> None:
+    """``Llama.eval``, asking for the logits of every token when ``every_logit`` (the
+    sampler reads a draft step's at their places in the batch) and of the last one
+    otherwise. The logits stay in llama.cpp: nothing here needs them in Python."""
+    llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+    for i in range(0, len(tokens), llm.n_batch):
+        batch = tokens[i : i + llm.n_batch]
+        llm._batch.set_batch(batch=batch, n_past=llm.n_tokens, logits_all=every_logit)
+        llm._ctx.decode(llm._batch)
+        llm.input_ids[llm.n_tokens : llm.n_tokens + len(batch)] = batch
+        llm.n_tokens += len(batch)
+        llm._requires_eval = False
 
 
 def _guarded(stream: Iterator[Any], stage: str) -> Iterator[Any]:

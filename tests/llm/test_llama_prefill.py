@@ -49,3 +49,21 @@ def test_a_prefill_cut_short_keeps_what_it_read(backend: LlamaBackend) -> None:
     assert read == CANCEL_CHECK_TOKENS
     rest = backend.prefill(system, HEAD)
     assert rest > 0 and read + rest > 100
+
+
+def test_drafted_tokens_give_a_valid_reply_in_fewer_steps() -> None:
+    """Speculative decoding on a copy (the answer repeats the document's words): fewer
+    model steps than tokens, and a reply the schema accepts, as without drafts."""
+    from dataclasses import replace
+
+    schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 80}},
+              "required": ["text"], "additionalProperties": False}
+    request = LLMRequest("direct", SYSTEM, "Repeat sentence S0 word for word.", schema, 0.1, 40)
+    with LlamaBackend(gguf("llm-0.5b"), replace(SETTINGS, draft_tokens=4)) as drafting:
+        drafting.complete(request)  # the stage's first reply: later ones draft its keys too
+        session = drafting._worker.call(lambda s: s).result()
+        reply = drafting.complete(request)
+        steps = list(session.evals)  # tokens of each eval the reply took
+    assert reply.data is not None and "Oslo" in reply.data["text"]
+    # one eval reads the prompt; one token a step would take completion_tokens - 1 more
+    assert len(steps) - 1 < 0.8 * (reply.completion_tokens - 1)
