@@ -4,7 +4,8 @@
         [--mode focused|full|auto] [--ask "what is ...?"] [--out benchmarks/out/backbone_turns.json]
 
 Prints one row per turn (action, reason, per-stage ms) and p50/p95 over ordinary turns.
-``--draft K`` turns speculative decoding on (K draft tokens). ``--prefill`` reads the conversation into the model's cache after every turn, as the
+``--draft K`` turns speculative decoding on (K draft tokens).
+``--prefill`` reads the conversation into the model's cache after every turn, as the
 live worker does when idle. ``--ask`` (repeatable) then puts direct questions after the
 slice, as a wake word would, and prints for each the tokens its prompt shares with the
 cache, the tokens evaluated and the time to its first checked sentence (when the floor
