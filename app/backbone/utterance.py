@@ -41,7 +41,8 @@ def clean_text(text: str) -> str:
     text = without_markers(text)
     text = _CITED_IN.sub("", text)
     text = re.sub(r"\bS\d+\b", "", text)
-    return _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip()
+    # A sentence ID used as a label ("S8: It was ...") leaves its mark at the start.
+    return _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip().lstrip(",;: ")
 
 
 # "the document says ...": a reporting lead and what follows it (not a quote after ":").

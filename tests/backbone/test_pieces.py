@@ -138,6 +138,7 @@ def test_text_is_cleaned_and_limited():
     assert clean_text("Of 57 types [23] , only two cause it [24] .") == (
         "Of 57 types, only two cause it.")
     assert clean_text("a share of .5 [3] ; less") == "a share of .5; less"
+    assert clean_text("S8: It was first seen in 2003.") == "It was first seen in 2003."
     assert limit_words("One two three. Four five six seven.", 5) == "One two three."
     assert limit_words("One two three four five six seven", 4) == "One two three four."
 
