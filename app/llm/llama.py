@@ -130,12 +130,15 @@ class LlamaBackend:
             ) from exc
         session = _Session(llm, template or pick_template(llm.metadata), llm.n_ctx(), s.seed,
                            can_shift=_can_shift(llm))
-        drafting = s.draft_tokens > 0
+        original_eval = llm.eval
 
         def evaluate(tokens: Any) -> None:
             # A draft step needs the logits of every token it holds; a prompt only its
-            # last one's.
-            _decode(llm, tokens, every_logit=drafting and len(tokens) <= s.draft_tokens + 1)
+            # last one's, which is all ``Llama.eval`` keeps.
+            if s.draft_tokens > 0 and 0 < len(tokens) <= s.draft_tokens + 1:
+                _decode(llm, tokens)
+            else:
+                original_eval(tokens)
 
         def counting_eval(tokens: Any) -> None:
             session.evals.append(len(tokens))
@@ -286,7 +289,8 @@ class LlamaBackend:
         if req.cancel is not None and req.cancel.is_set():
             raise LLMCancelled(req.stage)
         s.cancel = req.cancel
-        if self.settings.draft_tokens > 0:
+        drafting = self.settings.draft_tokens > 0
+        if drafting:
             s.llm.draft_model = PromptLookup(self.settings.draft_tokens,
                                              s.replies.get(req.stage, ()), len(prompt))
         try:
@@ -297,8 +301,9 @@ class LlamaBackend:
             s.cancel = None
         # The reply as sampled (the grammar often spells keys out in odd pieces), not as
         # its text would tokenize; the last token sampled was never evaluated.
-        end = min(s.llm.n_tokens, len(prompt) + sampled - 1)
-        s.replies[req.stage] = tuple(int(t) for t in s.llm.input_ids[len(prompt) : end])
+        if drafting:
+            end = min(s.llm.n_tokens, len(prompt) + sampled - 1)
+            s.replies[req.stage] = tuple(int(t) for t in s.llm.input_ids[len(prompt) : end])
         evaluated = s.evals[0] if s.evals else 0
         total_ms = (time.perf_counter() - start) * 1000
         log.debug("%s: prompt %d (evaluated %d), completion %d, %.0f ms", req.stage,
@@ -348,18 +353,16 @@ class LlamaBackend:
         return "".join(pieces), finish, sampled[0], ttft
 
 
-def _decode(llm: Any, tokens: Any, every_logit: bool) -> None:
-    """``Llama.eval``, asking for the logits of every token when ``every_logit`` (the
-    sampler reads a draft step's at their places in the batch) and of the last one
-    otherwise. The logits stay in llama.cpp: nothing here needs them in Python."""
+def _decode(llm: Any, tokens: Any) -> None:
+    """``Llama.eval`` of one short draft step, asking for the logits of every token (the
+    sampler reads them at their places in the batch). They stay in llama.cpp: nothing
+    here needs them in Python."""
     llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
-    for i in range(0, len(tokens), llm.n_batch):
-        batch = tokens[i : i + llm.n_batch]
-        llm._batch.set_batch(batch=batch, n_past=llm.n_tokens, logits_all=every_logit)
-        llm._ctx.decode(llm._batch)
-        llm.input_ids[llm.n_tokens : llm.n_tokens + len(batch)] = batch
-        llm.n_tokens += len(batch)
-        llm._requires_eval = False
+    llm._batch.set_batch(batch=tokens, n_past=llm.n_tokens, logits_all=True)
+    llm._ctx.decode(llm._batch)
+    llm.input_ids[llm.n_tokens : llm.n_tokens + len(tokens)] = tokens
+    llm.n_tokens += len(tokens)
+    llm._requires_eval = False
 
 
 def _guarded(stream: Iterator[Any], stage: str) -> Iterator[Any]:
