@@ -86,6 +86,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="blocks of 32 ms a lagging speech worker may fall behind before "
                         "audio is lost, as from a microphone (0: nothing is lost)")
     p.add_argument("--similarity", choices=["minilm", "lexical"], default="minilm")
+    p.add_argument("--draft-tokens", type=int,
+                   help="speculative decoding: tokens guessed per model step (default: the "
+                        "product's)")  # fmt: skip
     p.add_argument("--cache", type=Path, default=cache_dir() / "live_meeting")
     p.add_argument("--render-only", action="store_true",
                    help="render the conversations into the cache and stop (playback on a "
@@ -93,13 +96,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def live_settings() -> Settings:
+def live_settings(draft_tokens: int | None = None) -> Settings:
     """The product defaults, in speak mode with default patience."""
     s = Settings()
+    llm = s.llm if draft_tokens is None else dataclasses.replace(s.llm, draft_tokens=draft_tokens)
     return dataclasses.replace(
         s,
         floor=dataclasses.replace(s.floor, mode=FloorMode.SPEAK),
         ledger=dataclasses.replace(s.ledger, patience=Patience.DEFAULT),
+        llm=llm,
     )
 
 
@@ -318,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     benchmark = read_set(args.set_dir, only)
     qa_path = args.qa or find_qa(args.set_dir)
     qa = read_qa(qa_path) if qa_path is not None and args.direct > 0 else ()
-    settings = live_settings()
+    settings = live_settings(args.draft_tokens)
     if args.similarity == "lexical":
         similarity: Any = lexical_similarity
     else:
@@ -332,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     report = score_replay(benchmark, decisions, similarity)
     meta = {"set": benchmark.name, "model": args.model or "default", "limit": args.limit,
             "direct": args.direct, "speed": args.speed, "room": args.room,
-            "pauses": args.pauses,
+            "pauses": args.pauses, "draft_tokens": settings.llm.draft_tokens,
             "mic_buffer": args.mic_buffer,
             "similarity": args.similarity}  # fmt: skip
     write_replay_report(report, args.out, meta)

@@ -80,6 +80,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="at most N turns per conversation (items)")
     parser.add_argument("--context-mode", choices=["auto", "full", "focused"])
     parser.add_argument(
+        "--draft-tokens",
+        type=int,
+        help="speculative decoding: tokens guessed per model step (0: one token a step)",
+    )
+    parser.add_argument(
         "--rescore",
         action="store_true",
         help="score the run already in --out without running a model",
@@ -138,6 +143,8 @@ def build_settings(args: argparse.Namespace) -> Any:
         ledger = dataclasses.replace(ledger, screen_turns=SCREEN[screen])
     if getattr(args, "context_mode", None):
         llm = dataclasses.replace(llm, context_mode=ContextMode(args.context_mode))
+    if getattr(args, "draft_tokens", None) is not None:
+        llm = dataclasses.replace(llm, draft_tokens=max(0, args.draft_tokens))
     settings = dataclasses.replace(settings, ledger=ledger, llm=llm)
     for name in getattr(args, "without", None) or ():
         settings = WITHOUT[name](settings)
@@ -210,6 +217,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
         "patience": settings.ledger.patience.value, "deference": not args.no_deference,
         "context_mode": settings.llm.context_mode.value, "limit": args.limit,
         "screen": args.screen or "auto", "without": sorted(args.without),
+        "draft_tokens": settings.llm.draft_tokens,
     }  # fmt: skip
     meta = _run_meta(args.out, run, args.rescore) | {
         "similarity": args.similarity,
@@ -248,6 +256,7 @@ def run_qa_command(args: argparse.Namespace) -> int:
         "model": args.model or "default",
         "limit": args.limit,
         "context_mode": settings.llm.context_mode.value,
+        "draft_tokens": settings.llm.draft_tokens,
     }
     meta = _run_meta(args.out, run, args.rescore)
     write_qa_report(summary, latencies, args.out, meta)
