@@ -62,6 +62,10 @@ class LLMSettings:
     # cores; speech recognition keeps its own share (app/cores.py, measured by
     # benchmarks/thread_split.py) so neither starves the other.
     threads: int | None = None
+    # llama.cpp threads for a batch of more than one token (reading a prompt, checking a
+    # draft). None: the same as ``threads``, so the split above holds while a prompt is
+    # read too (llama-cpp-python's own default is every logical CPU).
+    batch_threads: int | None = None
     gpu_layers: int = -1
     seed: int = 7
     monitor: LLMStageSettings = LLMStageSettings(0.1, 1024)

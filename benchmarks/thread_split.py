@@ -11,6 +11,7 @@ The last default split is what the app did before it split the cores: llama.cpp 
 physical core and faster-whisper on its own default of 4 threads.
 
     python benchmarks/thread_split.py [--model llm-1.5b] [--calls 2] [--splits 1:1,2:1,...]
+        [--batch-threads N]
 
 Prints a table and writes benchmarks/results/thread_split.json. Keep the machine quiet
 while it runs (about 4 minutes on 2 cores with the defaults).
@@ -119,11 +120,13 @@ class Recognition(threading.Thread):
 
 
 def measure(model_path: Path, split: tuple[int, int], calls: int, texts: list[str],
-            turns: list[dict[str, Any]], audio: np.ndarray) -> dict[str, Any]:
+            turns: list[dict[str, Any]], audio: np.ndarray,
+            batch_threads: int | None = None) -> dict[str, Any]:
     model_threads, asr_threads = split
     asr = WhisperTranscriber(settings=SpeechSettings(), threads=asr_threads)
     asr.transcribe(audio[: 16000 * 4], 0.0)  # load and warm outside the timing
-    llm = LlamaBackend(model_path, LLMSettings(context_tokens=4096, threads=model_threads))
+    llm = LlamaBackend(model_path, LLMSettings(context_tokens=4096, threads=model_threads,
+                                               batch_threads=batch_threads))
     llm.warm(prompts.system_prompt(None))
     alone = llm.complete(monitor_request(calls, texts, turns)).total_ms / 1000
     started = time.perf_counter()
@@ -145,6 +148,7 @@ def measure(model_path: Path, split: tuple[int, int], calls: int, texts: list[st
     monitor = statistics.median(r["total_s"] for r in rows)
     return {
         "model_threads": model_threads, "asr_threads": asr_threads,
+        "batch_threads": batch_threads or model_threads,
         "monitor_s": monitor, "monitor_alone_s": alone, "monitor_slowdown": monitor / alone,
         "evaluated_tokens": statistics.median(r["evaluated"] for r in rows),
         "completion_tokens": statistics.median(r["completion"] for r in rows),
@@ -165,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="llm-1.5b", help="manifest name or .gguf path")
     ap.add_argument("--calls", type=int, default=2, help="monitor calls per split")
+    ap.add_argument("--batch-threads", type=int, default=None,
+                    help="threads for reading a prompt (default: the model's threads)")
     ap.add_argument("--splits", default="", help="model:asr pairs, e.g. 1:1,2:1,2:0")
     ap.add_argument("--out", type=Path,
                     default=REPO / "benchmarks" / "results" / "thread_split.json")
@@ -182,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for split in splits:
         rows.append(measure(resolve_model_path(args.model), split, args.calls, texts, turns,
-                            audio))
+                            audio, args.batch_threads))
         print({k: v for k, v in rows[-1].items() if k != "calls"}, flush=True)
     good = [r for r in rows if keeps_up(r)] or rows
     best = min(good, key=lambda r: (r["monitor_s"], r["model_threads"] + r["asr_threads"]))
@@ -205,13 +211,14 @@ def print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     print(f"\n{summary['model']} | {summary['physical_cores']} physical cores | "
           f"loadavg {summary['loadavg_before'][0]:.1f} -> {summary['loadavg_after'][0]:.1f} | "
           f"{summary['seconds']} s")
-    header = ("model:asr threads", "monitor s", "alone s", "slowdown", "evaluated",
+    header = ("model:asr threads", "batch threads", "monitor s", "alone s", "slowdown", "evaluated",
               "completion", "decode alone s", "decode p50 s", "decode p95 s",
               "partials served", "keeps up")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for r in rows:
-        cells = (f"{r['model_threads']}:{r['asr_threads']}", f"{r['monitor_s']:.1f}",
+        cells = (f"{r['model_threads']}:{r['asr_threads']}", r["batch_threads"],
+                 f"{r['monitor_s']:.1f}",
                  f"{r['monitor_alone_s']:.1f}", f"{r['monitor_slowdown']:.2f}x",
                  r["evaluated_tokens"], r["completion_tokens"], f"{r['decode_alone_s']:.2f}",
                  f"{r['decode_p50_s']:.2f}", f"{r['decode_p95_s']:.2f}",

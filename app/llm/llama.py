@@ -113,11 +113,13 @@ class LlamaBackend:
         if not self.model_path.is_file():
             raise LLMError(f"The language model file {self.model_path} does not exist.")
         s = self.settings
+        threads = s.threads or model_threads()
         try:
             llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=s.context_tokens,
-                n_threads=s.threads or model_threads(),
+                n_threads=threads,
+                n_threads_batch=s.batch_threads or threads,
                 n_gpu_layers=s.gpu_layers,
                 seed=s.seed,
                 verbose=False,

@@ -161,3 +161,13 @@ def test_default_model_gives_schema_valid_json() -> None:
     with LlamaBackend(path, SETTINGS) as b:
         r = b.complete(ask("When did Graz open its art museum?"))
     assert r.data == {"sid": 3, "year": 2003}
+
+
+def test_prompt_reading_keeps_the_model_s_thread_share(backend: LlamaBackend) -> None:
+    """A prompt is read on the model's threads, not on every CPU (llama-cpp-python's
+    default), so speech recognition keeps its cores while a prompt is read."""
+    loaded = backend._worker.call(lambda s: s.llm).result()
+    assert (loaded.n_threads, loaded.n_threads_batch) == (1, 1)
+    wider = dataclasses.replace(SETTINGS, batch_threads=2)
+    with LlamaBackend(gguf("llm-0.5b"), wider) as b:
+        assert b._worker.call(lambda s: s.llm.n_threads_batch).result() == 2
