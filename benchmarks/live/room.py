@@ -46,8 +46,8 @@ class RoomLog:
     backlog: list[tuple[float, int]] = field(default_factory=list)
     cpu_s: dict[str, float] = field(default_factory=dict)  # part -> CPU seconds
     audio_drops: list[tuple[float, float]] = field(default_factory=list)  # (audio time, s)
-    first_text: dict[int, float] = field(default_factory=dict)  # generation -> first delta
-    first_checked: dict[int, float] = field(default_factory=dict)  # -> first sayable one
+    # generation -> first checked (sayable) sentence of a direct answer
+    first_checked: dict[int, float] = field(default_factory=dict)
 
     def recording_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.speed
@@ -67,10 +67,8 @@ class RoomLog:
             self.turns.append((now, event))
         elif isinstance(event, Decision):
             self.decisions.append((now, event))
-        elif isinstance(event, AnswerDelta) and event.text:
-            self.first_text.setdefault(event.generation, now)
-            if event.checked:
-                self.first_checked.setdefault(event.generation, now)
+        elif isinstance(event, AnswerDelta) and event.text and event.checked:
+            self.first_checked.setdefault(event.generation, now)
         elif name == "Play":
             self.played.setdefault(event.intervention.id, event.intervention)
         elif isinstance(event, PlaybackReceipt):

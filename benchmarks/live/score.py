@@ -219,8 +219,7 @@ def direct_answers(
 
 def direct_stages(question: Line, answer: Heard, log: RoomLog) -> dict[str, float | None]:
     """Where a direct answer's wait went, in seconds after the question's last word: its
-    last recognized turn, the answer's first written and first checked sentence, its
-    first audio."""
+    last recognized turn, the answer's first checked sentence, its first audio."""
     end = log.wall_time(question.end)
     recognized = [wall for wall, turn in log.turns
                   if _overlap(turn.start, turn.end, question) > 0 and wall <= answer.wall]
@@ -230,7 +229,6 @@ def direct_stages(question: Line, answer: Heard, log: RoomLog) -> dict[str, floa
 
     generation = answer.intervention.generation
     return {"recognized_s": after(max(recognized, default=None)),
-            "first_text_s": after(log.first_text.get(generation)),
             "first_checked_s": after(log.first_checked.get(generation)),
             "first_audio_s": after(answer.wall)}
 

@@ -188,7 +188,7 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     log.played = {"p": proactive, "d": answer}
     log.first_audio = {"p": 110.5, "d": 111.0}  # both during the wait after the question
     log.finished = {"d": 113.0}
-    log.first_text, log.first_checked = {4: 109.5, 9: 101.0}, {4: 110.2}
+    log.first_checked = {4: 110.2, 9: 101.0}
     lines, heard_at = score.decision_lines("g01", "main", rendering, log)
     assert [(d.turn, d.action, d.kind) for d in lines] == [
         (0, "silent", ""), (1, "speak", "proactive"), (1, "speak", "direct"),
@@ -210,8 +210,7 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     [record], first_audio = score.direct_answers(rendering, log, {"q1": item}, "I can't say.",
                                                  stages)
     assert first_audio == pytest.approx([3.0])  # question end 8.0 s -> first word 11.0 s
-    assert stages == [{"recognized_s": 0.5, "first_text_s": 1.5, "first_checked_s": 2.2,
-                       "first_audio_s": 3.0}]  # fmt: skip
+    assert stages == [{"recognized_s": 0.5, "first_checked_s": 2.2, "first_audio_s": 3.0}]
     assert record.action == "answer" and record.correct and record.total_ms == pytest.approx(5000)
 
 
