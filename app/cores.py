@@ -4,7 +4,9 @@ Both run at once in a meeting: llama.cpp threads spin at barriers, so when the t
 together ask for more threads than there are cores, the model slows down many times over
 and recognition falls behind the microphone. Each side gets its own share instead
 (``benchmarks/thread_split.py`` measures the splits on a machine): recognition keeps a
-quarter of the physical cores, at least one, and the model gets the rest.
+quarter of the physical cores, at least one, and the model gets the rest. Reading a
+prompt is the exception: those short bursts take every physical core, since recognition
+still keeps up beside them and a direct answer waits on them.
 """
 
 from __future__ import annotations
@@ -53,3 +55,12 @@ def offline_model_threads() -> int:
     """llama.cpp threads for work with no recognition beside it (a replay, a QA run, a
     summary from the command line): ``$JARVIS_LLM_THREADS``, else every physical core."""
     return _override("JARVIS_LLM_THREADS") or physical_cores()
+
+
+def prompt_threads() -> int:
+    """llama.cpp threads for a batch of tokens (a prompt, a draft check) when the settings
+    name none: ``$JARVIS_LLM_THREADS``, else every physical core. Measured on 2 cores
+    (benchmarks/thread_split.py, benchmarks/live_meeting.py): with the model's share alone
+    a direct answer's first audio came 10 s later, while with every core recognition's
+    decodes still fit their one-second slot."""
+    return offline_model_threads()

@@ -89,6 +89,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--draft-tokens", type=int,
                    help="speculative decoding: tokens guessed per model step (default: the "
                         "product's)")  # fmt: skip
+    p.add_argument("--batch-threads", type=int,
+                   help="llama.cpp threads for reading a prompt (default: the product's)")
     p.add_argument("--cache", type=Path, default=cache_dir() / "live_meeting")
     p.add_argument("--render-only", action="store_true",
                    help="render the conversations into the cache and stop (playback on a "
@@ -96,10 +98,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def live_settings(draft_tokens: int | None = None) -> Settings:
-    """The product defaults, in speak mode with default patience."""
+def live_settings(draft_tokens: int | None = None, batch_threads: int | None = None
+                  ) -> Settings:
+    """The product defaults, in speak mode with default patience; the model options
+    given replace the product's."""
     s = Settings()
-    llm = s.llm if draft_tokens is None else dataclasses.replace(s.llm, draft_tokens=draft_tokens)
+    given = {"draft_tokens": draft_tokens, "batch_threads": batch_threads}
+    llm = dataclasses.replace(s.llm, **{k: v for k, v in given.items() if v is not None})
     return dataclasses.replace(
         s,
         floor=dataclasses.replace(s.floor, mode=FloorMode.SPEAK),
@@ -323,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     benchmark = read_set(args.set_dir, only)
     qa_path = args.qa or find_qa(args.set_dir)
     qa = read_qa(qa_path) if qa_path is not None and args.direct > 0 else ()
-    settings = live_settings(args.draft_tokens)
+    settings = live_settings(args.draft_tokens, args.batch_threads)
     if args.similarity == "lexical":
         similarity: Any = lexical_similarity
     else:
@@ -338,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"set": benchmark.name, "model": args.model or "default", "limit": args.limit,
             "direct": args.direct, "speed": args.speed, "room": args.room,
             "pauses": args.pauses, "draft_tokens": settings.llm.draft_tokens,
+            "batch_threads": settings.llm.batch_threads,
             "mic_buffer": args.mic_buffer,
             "similarity": args.similarity}  # fmt: skip
     write_replay_report(report, args.out, meta)

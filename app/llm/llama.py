@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.cores import model_threads
+from app.cores import model_threads, prompt_threads
 from app.llm.draft import PromptLookup
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
@@ -113,13 +113,12 @@ class LlamaBackend:
         if not self.model_path.is_file():
             raise LLMError(f"The language model file {self.model_path} does not exist.")
         s = self.settings
-        threads = s.threads or model_threads()
         try:
             llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=s.context_tokens,
-                n_threads=threads,
-                n_threads_batch=s.batch_threads or threads,
+                n_threads=s.threads or model_threads(),
+                n_threads_batch=s.batch_threads or prompt_threads(),
                 n_gpu_layers=s.gpu_layers,
                 seed=s.seed,
                 verbose=False,

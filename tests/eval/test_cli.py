@@ -140,9 +140,9 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
     out = tmp_path / "quick"
     assert _replay(root, out, "--limit", "3", "--patience", "deferent", "--no-deference",
                    "--context-mode", "focused", "--screen", "off",
-                   "--draft-tokens", "4") == 0  # fmt: skip
+                   "--draft-tokens", "0") == 0  # fmt: skip
     settings = factories[0].settings
-    assert settings.llm.draft_tokens == 4
+    assert settings.llm.draft_tokens == 0  # the default drafts
     assert settings.ledger.tau == 3 and settings.ledger.deference is False
     assert settings.ledger.screen_turns is False
     assert settings.llm.context_mode.value == "focused"
@@ -153,7 +153,7 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
     report = json.loads((out / "report.json").read_text())
     assert report["types"] == [] and report["ordinary_turns"] == 5  # main 2 is "Mm-hm."
     assert report["meta"]["deference"] is False and report["meta"]["screen"] == "off"
-    assert report["meta"]["draft_tokens"] == 4
+    assert report["meta"]["draft_tokens"] == 0
 
 
 def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,

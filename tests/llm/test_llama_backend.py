@@ -10,6 +10,7 @@ import pytest
 
 from app.llm import LLMError, LLMOutputError, LLMRequest, open_backend
 from app.llm.llama import LlamaBackend
+from app.settings import LLMSettings
 from tests.llm.conftest import SCHEMA, SETTINGS, SYSTEM, gguf
 
 pytestmark = pytest.mark.slow
@@ -163,11 +164,19 @@ def test_default_model_gives_schema_valid_json() -> None:
     assert r.data == {"sid": 3, "year": 2003}
 
 
-def test_prompt_reading_keeps_the_model_s_thread_share(backend: LlamaBackend) -> None:
-    """A prompt is read on the model's threads, not on every CPU (llama-cpp-python's
-    default), so speech recognition keeps its cores while a prompt is read."""
-    loaded = backend._worker.call(lambda s: s.llm).result()
-    assert (loaded.n_threads, loaded.n_threads_batch) == (1, 1)
-    wider = dataclasses.replace(SETTINGS, batch_threads=2)
-    with LlamaBackend(gguf("llm-0.5b"), wider) as b:
-        assert b._worker.call(lambda s: s.llm.n_threads_batch).result() == 2
+
+def test_prompts_are_read_on_physical_cores_not_every_logical_cpu(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python reads prompts on every logical CPU unless told otherwise;
+    hyperthreads only slow llama.cpp down, and an explicit setting wins."""
+    from app.cores import physical_cores
+
+    def batch_threads(settings: LLMSettings) -> int:
+        with LlamaBackend(gguf("llm-0.5b"), settings) as b:
+            return int(b._worker.call(lambda s: s.llm.n_threads_batch).result())
+
+    monkeypatch.delenv("JARVIS_LLM_THREADS", raising=False)
+    assert batch_threads(SETTINGS) == physical_cores()  # SETTINGS names 1 model thread
+    assert batch_threads(dataclasses.replace(SETTINGS, batch_threads=3)) == 3
+    monkeypatch.setenv("JARVIS_LLM_THREADS", "1")
+    assert batch_threads(SETTINGS) == 1

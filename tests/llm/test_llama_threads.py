@@ -8,6 +8,7 @@ from app.cores import (
     model_threads,
     offline_model_threads,
     physical_cores,
+    prompt_threads,
     speech_threads,
     thread_split,
 )
@@ -47,3 +48,10 @@ def test_offline_runs_give_the_model_every_core(monkeypatch: pytest.MonkeyPatch)
     assert offline_settings(LLMSettings(threads=1)).threads == 1  # named in the settings
     monkeypatch.setenv("JARVIS_LLM_THREADS", "3")
     assert offline_settings(LLMSettings()).threads == 3
+
+
+def test_prompts_are_read_on_every_physical_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JARVIS_LLM_THREADS", raising=False)
+    assert prompt_threads() == physical_cores() >= model_threads()
+    monkeypatch.setenv("JARVIS_LLM_THREADS", "1")
+    assert prompt_threads() == 1
