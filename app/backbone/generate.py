@@ -99,11 +99,12 @@ def check(
         return _failed(made, "generate: empty text")
     sids = tuple(dict.fromkeys(s for c in kept for s in c.sids))
     cited = [clean_text(document.get(s).text) for s in sids]
-    said = [c.text for c in kept]
-    for i, sentence in enumerate(said):
-        others = sum(len(o.split()) for j, o in enumerate(said) if j != i)
-        said[i] = reported_form(sentence, cited, None if limit is None else limit - others)
-    return replace(made, text=" ".join(said), sids=sids)
+    spoken = [c.text for c in kept]
+    for i, sentence in enumerate(spoken):
+        others = sum(len(o.split()) for j, o in enumerate(spoken) if j != i)
+        spoken[i] = reported_form(sentence, cited, None if limit is None else limit - others,
+                                  said)
+    return replace(made, text=" ".join(spoken), sids=sids)
 
 
 def _within(kept: Sequence[Checked], limit: int) -> list[Checked]:

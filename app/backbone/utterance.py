@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from app.backbone.restatement import swapped_term
 from app.document.library import Library, part_of
 from app.events import Citation
 from app.language.sentences import brackets_paired, sentences
@@ -52,12 +53,16 @@ _REPORTING = re.compile(
 )
 
 
-def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = None) -> str:
+def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = None,
+                  raised: Sequence[str] = ()) -> str:
     """A sentence that reports the document, said as a person would: a whole sentence
     glued after the lead loses its capital ("says There are" -> "says there are"); a bare
     value after the lead ("says 48."), or a piece of a cited sentence that starts or stops
     inside one of its clauses, becomes that cited sentence whole, quoted after a colon, when it fits
-    ``max_words``; otherwise the sentence is unchanged."""
+    ``max_words``, else the opening of it that holds the value. A bare term that fits
+    neither way, where one of the ``raised`` turns restates the cited sentence with that
+    term swapped, is set against the participants' one ("says STEP, not LAB."). Otherwise
+    the sentence is unchanged."""
     match = _REPORTING.search(sentence)
     if match is None:
         return sentence
@@ -77,7 +82,18 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
             clause = _clause_with(value, source, budget) if bare else None
             if clause is not None:
                 return f"{lead}: {_end(clause)}"
-    return sentence
+    theirs = _swapped_for(value, cited, raised) if bare else None
+    return sentence if theirs is None else f"{lead} {value}, not {theirs}."
+
+
+def _swapped_for(term: str, cited: Sequence[str], raised: Sequence[str]) -> str | None:
+    """The term a raised turn says in place of ``term`` when it restates a cited sentence."""
+    for source in cited:
+        for turn in raised:
+            swap = swapped_term(turn, without_markers(source))
+            if swap is not None and swap.document.lower() == term.lower():
+                return swap.said
+    return None
 
 
 # Where a clause ends inside a sentence; brackets are not breaks: what they hold belongs

@@ -19,7 +19,8 @@ and the text of the cited page (the document index's sentences on that page):
 - ``spliced_value``: a sentence that ends with a bare value glued onto another clause: after
   a comma, or right after a plain word that neither links it (is, of, to, about ...) nor
   stands beside it in a cited sentence; or a bare value or name (three words at most)
-  after a reporting lead ("the document says NumPy.");
+  after a reporting lead ("the document says NumPy."), unless it is set against the
+  participants' one ("the document says NumPy, not SciPy.": it says what replaces what);
 - ``spliced_clause``: a whole sentence glued after a reporting verb, its capital kept
   ("the document says There are ...").
 
@@ -68,6 +69,8 @@ _QUOTE_LEAD = re.compile(r"^(?:Actually, )?[Tt]he document says: ")
 # "About X, the document says ...", "Actually, the document reports that ...".
 _REPORTED = re.compile(r"^(?:About [^,]{1,80}, )?(?:Actually, )?the document "
                        r"(?:says|reports|states|mentions|notes|shows)(?: that)?:? ", re.I)
+# "STEP, not LAB.": the document's term set against the participants'.
+_CONTRAST = re.compile(r"^([^,]+), not ([^,]+?)[.!?]$")
 _OPENERS = "There|The|It|This|These|Those|We|They|Our|Its|In|A|An"
 _GLUED = re.compile(rf"\b(?:says|said|reports|states|shows|mentions|notes|that) (?:{_OPENERS})"
                     r" [a-z]")
@@ -81,7 +84,7 @@ _LINK_WORDS = frozenset(
     without per as says said reports reported shows showed gives gave lists states stated
     equals reached reaches totals totalled totaled only just exactly some least most
     the a an its their his her our your this that these those each every all both
-    between among within after before since until during into onto like near was
+    between among within after before since until during into onto like near was not
     """.split()
 )
 _VALUE_END = re.compile(
@@ -130,6 +133,9 @@ def _reported(sentence: str, cited: Sequence[str]) -> Check:
     if lead is None:
         return _NONE
     rest = sentence[lead.end():].strip()
+    contrast = _CONTRAST.match(rest)
+    if contrast is not None and all(len(spoken_words(t)) <= 3 for t in contrast.groups()):
+        return _NONE
     if len(spoken_words(rest)) <= 3:
         return DefectKind.SPLICED_VALUE, f"'{rest.rstrip('.!?')}' bare after the lead"
     if any(is_clipped(rest, c) for c in cited):

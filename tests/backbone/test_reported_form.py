@@ -107,3 +107,23 @@ def test_a_clause_is_never_cut_inside_brackets() -> None:
     assert reported_form("The document says ELISA.", cited, max_words=20) == (
         "The document says: The hospitals compared two assays, and the molecular test beat "
         "serology (the ELISA, run twice) on sensitivity.")
+
+
+TRIAL = ["In a field trial (NOVA) of a nasal vaccine in 300 adults, the vaccine cut infections "
+         "by a third over two winters and was well tolerated by older participants too."]
+
+
+def test_a_bare_term_too_long_to_quote_is_set_against_the_swapped_one() -> None:
+    said = "Actually, the document says NOVA."
+    swapped = ["I think in a field trial (LUMA) of a nasal vaccine in 300 adults, the "
+               "vaccine cut infections"]
+    assert reported_form(said, TRIAL, 12, swapped) == (
+        "Actually, the document says NOVA, not LUMA.")
+    # no turn restates the sentence with that term swapped: the bare term stays
+    assert reported_form(said, TRIAL, 12, ["Which trial was it again?"]) == said
+    other = ["I think in a field trial (NOVA) of a nasal vaccine in 300 children, the "
+             "vaccine cut infections"]
+    assert reported_form(said, TRIAL, 12, other) == said  # they swapped something else
+    # a quote that fits still wins over the contrast
+    assert reported_form(said, TRIAL, None, swapped).startswith(
+        "Actually, the document says: In a field trial (NOVA)")

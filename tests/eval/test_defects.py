@@ -110,6 +110,9 @@ def test_value_spliced_onto_another_clause() -> None:
 def test_bare_value_or_clipped_piece_after_a_reporting_lead() -> None:
     assert kinds("Actually, the document says 53%.") == ["spliced_value"]
     assert kinds("About the diet, the document says Tofu.") == ["spliced_value"]
+    # set against the participants' term, a bare one says what replaces what
+    assert kinds("About the diet, the document says Tofu, not Tempeh.") == []
+    assert kinds("Actually, the document says 53%, not 35%.") == []
     assert kinds("Actually, the document says 53% of the volunteers kept the diet.") == [
         "fragment"]  # cut after "found that" in the cited sentence
     assert kinds("Actually, the document says that the team found that 53% of the "
