@@ -13,6 +13,7 @@ from typing import Any
 from app.backbone.restatement import swapped_term
 from app.document.library import Library, part_of
 from app.events import Citation
+from app.language.numbers import quantities
 from app.language.sentences import brackets_paired, sentences
 from app.language.verbs import looks_verbless
 from app.language.words import FOOTNOTED, STOPWORDS, spoken_words
@@ -61,7 +62,8 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     inside one of its clauses, becomes that cited sentence whole, quoted after a colon, when it fits
     ``max_words``, else the opening of it that holds the value. A bare term that fits
     neither way, where one of the ``raised`` turns restates the cited sentence with that
-    term swapped, is set against the participants' one ("says STEP, not LAB."). Otherwise
+    term swapped (or a quantity of the same kind with another value), is set against
+    the participants' one ("says STEP, not LAB.", "says 48, not 52."). Otherwise
     the sentence is unchanged."""
     match = _REPORTING.search(sentence)
     if match is None:
@@ -82,18 +84,36 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
             clause = _clause_with(value, source, budget) if bare else None
             if clause is not None:
                 return f"{lead}: {_end(clause)}"
-    theirs = _swapped_for(value, cited, raised) if bare else None
+    theirs = _said_instead(value, cited, raised) if bare else None
     return sentence if theirs is None else f"{lead} {value}, not {theirs}."
 
 
-def _swapped_for(term: str, cited: Sequence[str], raised: Sequence[str]) -> str | None:
-    """The term a raised turn says in place of ``term`` when it restates a cited sentence."""
-    for source in cited:
+def _said_instead(value: str, cited: Sequence[str], raised: Sequence[str]) -> str | None:
+    """What a raised turn says in place of ``value`` of a cited sentence: the term its
+    restatement swaps, or a quantity of the same kind with another value."""
+    for source in map(without_markers, cited):
         for turn in raised:
-            swap = swapped_term(turn, without_markers(source))
-            if swap is not None and swap.document.lower() == term.lower():
+            swap = swapped_term(turn, source)
+            if swap is not None and swap.document.lower() == value.lower():
                 return swap.said
+        rival = _rival_quantity(value, source, raised)
+        if rival is not None:
+            return rival
     return None
+
+
+def _rival_quantity(value: str, source: str, raised: Sequence[str]) -> str | None:
+    """A quantity of the raised turns that counts what ``value`` counts in ``source`` but
+    differs from it (the nearest in context of several)."""
+    given = quantities(value)
+    written = [d for d in quantities(source) if given and d.same_value(given[0])]
+    if len(given) != 1 or len(written) != 1:
+        return None
+    d = written[0]
+    rivals = [q for turn in raised for q in quantities(turn)
+              if q.compatible(d) and not any(q.same_value(o) for o in quantities(source))]
+    best = max(rivals, key=lambda q: len(q.context & d.context), default=None)
+    return None if best is None else best.raw
 
 
 # Where a clause ends inside a sentence; brackets are not breaks: what they hold belongs

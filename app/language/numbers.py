@@ -173,7 +173,9 @@ def quantities(text: str) -> list[Quantity]:
         percent = bool(match.group(3)) or upper is not None
         raw = normal[match.start() : upper.end()] if upper else match.group(0)
         range_end = upper.end() if upper else range_end
-        year = not percent and scale == 1.0 and number.is_integer() and 1900 <= number <= 2100
+        # "2,056 clicks" is a count: a year is never written with a thousands separator
+        year = (not percent and scale == 1.0 and number.is_integer()
+                and 1900 <= number <= 2100 and "," not in match.group(1))
         nouns = frozenset() if percent else nouns_after(normal, match.end())
         found.append(Quantity(number * scale, percent, nouns, raw.strip(), year,
                               _context(normal, match.start(), match.end())))

@@ -127,3 +127,13 @@ def test_a_bare_term_too_long_to_quote_is_set_against_the_swapped_one() -> None:
     # a quote that fits still wins over the contrast
     assert reported_form(said, TRIAL, None, swapped).startswith(
         "Actually, the document says: In a field trial (NOVA)")
+
+
+def test_a_bare_number_too_long_to_quote_is_set_against_the_one_said() -> None:
+    said = "Actually, the document says 300."
+    raised = ["So the field trial had 250 adults and the vaccine cut infections by a third."]
+    assert reported_form(said, TRIAL, 12, raised) == "Actually, the document says 300, not 250."
+    # a number of another kind (winters, not adults) is not what they got wrong
+    assert reported_form(said, TRIAL, 12, ["It ran over three winters, I think."]) == said
+    # a number the cited sentence itself gives is no rival
+    assert reported_form(said, TRIAL, 12, ["It had 300 adults over two winters."]) == said

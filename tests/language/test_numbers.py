@@ -22,3 +22,13 @@ from app.language.numbers import quantities
 def test_a_value_said_with_fewer_decimals_rounds_to_the_written_one(
         said: str, written: str, rounds: bool) -> None:
     assert quantities(said)[0].rounds_to(quantities(written)[0]) is rounds
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("The survey ran in 2019.", True), ("It covered 2,019 households.", False),
+    ("They counted 1950 birds.", True),  # a plain integer in range reads as a year
+    ("About 2,056 clicks were logged.", False), ("It cost 2019%.", False),
+])
+def test_a_year_is_a_plain_four_digit_integer(text: str, year: bool) -> None:
+    [q] = quantities(text)
+    assert q.year is year
