@@ -38,7 +38,7 @@ import soundfile as sf  # noqa: E402
 
 from app.backbone import prompts, schemas  # noqa: E402
 from app.backbone.transcript import Line  # noqa: E402
-from app.cores import physical_cores, thread_split  # noqa: E402
+from app.cores import physical_cores, prompt_threads, thread_split  # noqa: E402
 from app.llm import LLMRequest  # noqa: E402
 from app.llm.factory import resolve_model_path  # noqa: E402
 from app.llm.llama import LlamaBackend  # noqa: E402
@@ -148,7 +148,7 @@ def measure(model_path: Path, split: tuple[int, int], calls: int, texts: list[st
     monitor = statistics.median(r["total_s"] for r in rows)
     return {
         "model_threads": model_threads, "asr_threads": asr_threads,
-        "batch_threads": batch_threads or model_threads,
+        "batch_threads": batch_threads or prompt_threads(),
         "monitor_s": monitor, "monitor_alone_s": alone, "monitor_slowdown": monitor / alone,
         "evaluated_tokens": statistics.median(r["evaluated"] for r in rows),
         "completion_tokens": statistics.median(r["completion"] for r in rows),
@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="llm-1.5b", help="manifest name or .gguf path")
     ap.add_argument("--calls", type=int, default=2, help="monitor calls per split")
     ap.add_argument("--batch-threads", type=int, default=None,
-                    help="threads for reading a prompt (default: the model's threads)")
+                    help="threads for reading a prompt (default: the product's, "
+                         "every physical core)")
     ap.add_argument("--splits", default="", help="model:asr pairs, e.g. 1:1,2:1,2:0")
     ap.add_argument("--out", type=Path,
                     default=REPO / "benchmarks" / "results" / "thread_split.json")

@@ -105,13 +105,13 @@ def _said_instead(value: str, cited: Sequence[str], raised: Sequence[str]) -> st
 def _rival_quantity(value: str, source: str, raised: Sequence[str]) -> str | None:
     """A quantity of the raised turns that counts what ``value`` counts in ``source`` but
     differs from it (the nearest in context of several)."""
-    given = quantities(value)
-    written = [d for d in quantities(source) if given and d.same_value(given[0])]
+    given, stated = quantities(value), quantities(source)
+    written = [d for d in stated if given and d.same_value(given[0])]
     if len(given) != 1 or len(written) != 1:
         return None
     d = written[0]
     rivals = [q for turn in raised for q in quantities(turn)
-              if q.compatible(d) and not any(q.same_value(o) for o in quantities(source))]
+              if q.compatible(d) and not any(q.same_value(o) for o in stated)]
     best = max(rivals, key=lambda q: len(q.context & d.context), default=None)
     return None if best is None else best.raw
 

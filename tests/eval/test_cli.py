@@ -142,7 +142,7 @@ def test_limit_and_settings_reach_the_run(root: Path, tmp_path: Path, factories)
                    "--context-mode", "focused", "--screen", "off",
                    "--draft-tokens", "0") == 0  # fmt: skip
     settings = factories[0].settings
-    assert settings.llm.draft_tokens == 0  # the default drafts
+    assert settings.llm.draft_tokens == 0  # as named: the default is 4
     assert settings.ledger.tau == 3 and settings.ledger.deference is False
     assert settings.ledger.screen_turns is False
     assert settings.llm.context_mode.value == "focused"

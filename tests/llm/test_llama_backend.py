@@ -164,7 +164,6 @@ def test_default_model_gives_schema_valid_json() -> None:
     assert r.data == {"sid": 3, "year": 2003}
 
 
-
 def test_prompts_are_read_on_physical_cores_not_every_logical_cpu(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """llama-cpp-python reads prompts on every logical CPU unless told otherwise;
