@@ -155,6 +155,10 @@ class UtteranceSettings:
     max_words_misattribution: int = 20
     max_sentences_direct: int = 3
     abstain_text: str = "That isn't covered in the document."
+    # A direct question that asks for a date or a quantity ("when was ...?", "how many
+    # ...?") is answered only by a sentence that gives one (app/language/asked.py); an
+    # answer without one is an abstention. False: any checked sentence answers.
+    direct_value_check: bool = True
     # The checks a proactive intervention passes before it is said (all: leaving one out
     # is the ablation of what it buys).
     answer_checks: tuple[AnswerCheck, ...] = tuple(AnswerCheck)

@@ -12,6 +12,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
+from app.language.asked import Asked, asked, gives
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, set_aside
 from app.settings import UtteranceSettings
@@ -45,13 +46,21 @@ class CheckedAnswer:
     with them ends the answer. A sentence still being written when the reply stops (the
     token limit) is never released. Released sentences are final: the answer is what was
     released, so what the floor played and the answer agree.
+
+    A question that asks for a date or a quantity ("when ...?", "how many ...?") is
+    answered only by one: sentences before the first that gives such a value wait for it,
+    and an answer that never gives one is an abstention, not a related sentence said as if
+    it answered.
     """
 
     def __init__(self, document: Any, settings: UtteranceSettings,
                  candidates: Sequence[int] = (), question: str = "") -> None:
         self.document, self.settings = document, settings
         self.candidates, self.question = list(candidates), question
+        checks_value = settings.direct_value_check and question
+        self.asked = asked(question) if checks_value else Asked.ANY
         self.released: list[Checked] = []
+        self._held: list[Checked] = []  # checked, waiting for the value asked for
         self.stopped = ""  # why nothing more may be said; "" while the answer is open
         self._field = TextFieldStream()
         self._raw = ""  # the reply so far
@@ -100,10 +109,14 @@ class CheckedAnswer:
                     self.stopped = f"not in the document: {sentence[:80]!r}"
                 break  # else: judged again once the model's citations have come
             self._decided += 1
-            if checked.text and checked.text not in (c.text for c in self.released):
-                self.released.append(checked)
-                out.append(checked)
-            if len(self.released) >= self.settings.max_sentences_direct:
+            if not checked.text or checked.text in (c.text for c in self.released + self._held):
+                continue
+            self._held.append(checked)
+            if self.released or gives(checked.text, self.asked):
+                out += self._held
+                self.released += self._held
+                self._held = []
+            if len(self.released) + len(self._held) >= self.settings.max_sentences_direct:
                 self.stopped = "sentence limit"
                 break
         return out

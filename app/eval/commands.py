@@ -71,6 +71,8 @@ def register(subparsers: Any) -> None:
     qa.add_argument("qa_file", type=Path, help="JSONL of {id, document, question, gold, ...}")
     _common(qa)
     qa.add_argument("--root", type=Path, help="folder the items' document paths start from")
+    qa.add_argument("--without", action="append", choices=sorted(WITHOUT), default=[],
+                    help="leave one mechanism out, for an ablation (repeatable)")
     qa.set_defaults(handler=run_qa_command)
 
 
@@ -125,6 +127,8 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "off-document": _ledger(off_document_min_shared=0),
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
+    "direct-value": lambda settings: dataclasses.replace(
+        settings, utterance=dataclasses.replace(settings.utterance, direct_value_check=False)),
 }
 
 
@@ -257,6 +261,7 @@ def run_qa_command(args: argparse.Namespace) -> int:
         "limit": args.limit,
         "context_mode": settings.llm.context_mode.value,
         "draft_tokens": settings.llm.draft_tokens,
+        "without": sorted(args.without),
     }
     meta = _run_meta(args.out, run, args.rescore)
     write_qa_report(summary, latencies, args.out, meta)

@@ -140,3 +140,42 @@ def test_a_sentence_is_released_once_complete_not_before():
     head = '{"quote_sids": [0], "text": "Northfield School has 1,260 pupils.'
     assert answer.feed(head) == []  # it may still go on ("1,260 pupils. 5")
     assert [c.text for c in answer.feed(" It has")] == ["Northfield School has 1,260 pupils."]
+
+
+OPENED = "Jarvis, when did the new library open?"
+BOOKS = "Jarvis, how many books does the library hold?"
+
+
+def test_a_when_question_answered_without_a_date_is_an_abstention():
+    deltas, iv = ask(reply("The new library holds a great many books.", [1]), OPENED)
+    assert said(deltas) == []
+    assert (iv.intent, iv.text) == ("abstain", ABSTAIN)
+
+
+def test_a_sentence_before_the_value_asked_for_waits_for_it():
+    answer = CheckedAnswer(school(), UtteranceSettings(), candidates=[1], question=OPENED)
+    head = '{"quote_sids": [1], "text": "The new library holds 12,000 books. It opened'
+    assert answer.feed(head) == []  # complete and grounded, but it gives no date
+    released = answer.feed(' in 2021."')
+    assert [c.text for c in released] == ["The new library holds 12,000 books.",
+                                          "It opened in 2021."]
+
+
+def test_once_the_value_is_given_later_sentences_need_none():
+    deltas, iv = ask(reply("The new library holds 12,000 books. The new library opened.", [1]),
+                     BOOKS)
+    assert said(deltas) == ["The new library holds 12,000 books.", "The new library opened."]
+    assert iv.intent == "answer"
+
+
+def test_a_year_is_no_answer_to_how_many():
+    deltas, iv = ask(reply("The new library opened in 2021.", [1]), BOOKS)
+    assert said(deltas) == []
+    assert iv.intent == "abstain"
+
+
+def test_without_the_value_check_any_checked_sentence_answers():
+    settings = UtteranceSettings(direct_value_check=False)
+    answer = CheckedAnswer(school(), settings, candidates=[1], question=BOOKS)
+    released = answer.feed(json.dumps(reply("The new library opened in 2021.", [1])))
+    assert [c.text for c in released] == ["The new library opened in 2021."]

@@ -236,6 +236,15 @@ def test_qa_scores_answers_citations_and_abstention(root: Path, tmp_path: Path,
     assert json.loads((out / "report.json").read_text())["items"] == 3
 
 
+def test_qa_leaves_the_direct_value_check_out_when_asked(root: Path, tmp_path: Path,
+                                                         factories) -> None:  # fmt: skip
+    out = tmp_path / "qa"
+    assert cli.main(["qa", str(root / "qa.jsonl"), "--out", str(out), "--no-progress",
+                     "--without", "direct-value"]) == 0  # fmt: skip
+    assert factories[0].settings.utterance.direct_value_check is False
+    assert json.loads((out / "report.json").read_text())["meta"]["without"] == ["direct-value"]
+
+
 def test_resume_replays_only_unfinished_conversations(root: Path, tmp_path: Path,
                                                       factories) -> None:  # fmt: skip
     out = tmp_path / "run"
