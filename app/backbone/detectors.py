@@ -16,6 +16,7 @@ from functools import cached_property
 
 from app.backbone.restatement import swapped_term
 from app.backbone.verdict import Status
+from app.language.asked import Asked, asked_for, states_date
 from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
 from app.language.stems import root
@@ -99,8 +100,6 @@ _COMMON_CAPS = frozenset(
     "actually anyway also is are was were do does did not monday tuesday wednesday thursday "
     "friday saturday sunday table figure section page".split()
 )
-_DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-                   r"dec)[a-z]*\b", re.IGNORECASE)
 # "a, b and c", "a, b, or c": items of at most three words
 _LIST = re.compile(r"\w, [\w-]+(?: [\w-]+){0,2},? (?:and|or) \w")
 
@@ -264,7 +263,7 @@ def _answer_sentence(
     that states a quantity of the thing asked about)."""
     qwords = set(content_tokens(asked))
     wants_quantity = says(Talk.ASKS_QUANTITY, asked)
-    wants_date = says(Talk.ASKS_DATE, asked)
+    wants_date = asked_for(asked) is Asked.DATE
     if negated(" ".join(q for q in sentences(asked) if q.endswith("?"))):
         # "Which domains doesn't it cover?" is answered by what it lacks, not what it covers.
         pool = [s for s in pool if negated(s.text)]
@@ -279,7 +278,7 @@ def _answer_sentence(
         enough = 1 if wants_date or any(d.nouns & counted for d in found) else MIN_SHARED_WORDS
         if len(_shared(asked, sentence.text)) < enough:
             continue
-        if wants_date and not _DATE.search(sentence.text):
+        if wants_date and not states_date(sentence.text):
             continue  # "when" is answered by a sentence with a date in it
         if wants_quantity and not any(d.percent or d.nouns & (qwords | counted) for d in found):
             continue  # no quantity for it here: the document may not say

@@ -12,7 +12,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
-from app.language.asked import Asked, asked, gives
+from app.language.asked import Asked, asked_for, gives
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, set_aside
 from app.settings import UtteranceSettings
@@ -58,7 +58,7 @@ class CheckedAnswer:
         self.document, self.settings = document, settings
         self.candidates, self.question = list(candidates), question
         checks_value = settings.direct_value_check and question
-        self.asked = asked(question) if checks_value else Asked.ANY
+        self.asked = asked_for(question) if checks_value else Asked.ANY
         self.released: list[Checked] = []
         self._held: list[Checked] = []  # checked, waiting for the value asked for
         self.stopped = ""  # why nothing more may be said; "" while the answer is open

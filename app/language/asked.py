@@ -32,7 +32,8 @@ class Asked(StrEnum):
 _OPENING = r"^\W*(?:(?:so|and|but|okay|ok|well|then|also|now|where and|where),?\s+)*"
 _ASKS_DATE = re.compile(
     rf"{_OPENING}(?:since |until )?when (?:was|were|did|had)\b"
-    r"|\b(?:what|which) (?:year|date|month|day|decade)\b|\bhow long ago\b", _I)
+    r"|\b(?:what|which) (?:year|date|month|day|decade)\b|\bthe (?:date|year)\b"
+    r"|\bhow long ago\b", _I)
 _ASKS_QUANTITY = re.compile(
     rf"{_OPENING}how (?:many|much|long|often|large|big|far|old)\b"
     r"|\bwhat (?:percentage|proportion|fraction|share|number|amount|rate|size)\b"
@@ -51,20 +52,22 @@ _DATE = re.compile(
     r"(?:centur(?:y|ies)|decades?|years?|y|months?|weeks?|days?|hours?)\s+"
     r"(?:ago|later|earlier|after|before|since)\b"
     r"|\b(?:day|week|month|year)\s+\d", _I)
-# Quantities said in words: "about half", "a third", "twice", "the majority".
+# Quantities said in words: "about half", "a third", "twice", "in triplicate".
 _QUANTITY_WORD = re.compile(
     r"\b(?:half|halves|third|thirds|quarter|quarters|twice|thrice|once|double|doubled|"
-    r"triple|tripled|single|dozens?|hundreds|thousands|millions|billions|majority|minority)\b",
+    r"triple|tripled|single|duplicate|triplicate|quadruplicate|dozens?|hundreds|thousands|"
+    r"millions|billions|majority|minority)\b",
     _I)
 
 
-def asked(question: str) -> Asked:
-    """The kind of value the question sentence of ``question`` asks for."""
+def asked_for(question: str) -> Asked:
+    """The kind of value the question sentences of ``question`` ask for ("When did it
+    happen? Do they give the date?" asks for a date)."""
     asks = [p for p in sentences(question) if p.rstrip().endswith("?")] or [question]
-    text = PHRASES[Talk.ADDRESS].sub("", asks[-1]).replace("\u2019", "'")
-    if _ASKS_DATE.search(text):
+    texts = [PHRASES[Talk.ADDRESS].sub("", p).replace("\u2019", "'") for p in asks]
+    if any(_ASKS_DATE.search(t) for t in texts):
         return Asked.DATE
-    if _ASKS_QUANTITY.search(text):
+    if any(_ASKS_QUANTITY.search(t) for t in texts):
         return Asked.QUANTITY
     return Asked.ANY
 

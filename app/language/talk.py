@@ -35,7 +35,6 @@ class Talk(StrEnum):
     INSTRUCTION = "instruction"  # an imperative to the room: "Tell everyone to leave."
     ASKS_QUANTITY = "asks_quantity"  # "how many", "what percentage", "the size"
     ASKS_COUNT = "asks_count"  # "how many X", "the number of X": X is what is counted
-    ASKS_DATE = "asks_date"  # "when", "what year"
     ASKS_WHICH = "asks_which"  # "which X": group 1 is X
     SETS_ASIDE = "sets_aside"  # the lead of a value named only to reject it: "not", "rather than"
     ABSTENTION = "abstention"  # "the document does not say", "not in the paper"
@@ -130,7 +129,6 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
         r"\bhow (?:many|much|long|big|large|often|fast)\b|\bwhat (?:number|size|percentage|"
         r"share|fraction|proportion)\b|\b(?:length|size|count|number|amount|duration)\b", _I),
     Talk.ASKS_COUNT: re.compile(r"\bhow (?:many|much)\b|\bnumber of\b", _I),
-    Talk.ASKS_DATE: re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bthe date\b", _I),
     Talk.ASKS_WHICH: re.compile(r"\bwhich ([a-z][a-z-]+)", _I),
     Talk.SETS_ASIDE: re.compile(
         r"\b(?:not|no|isn'?t|wasn'?t|aren'?t|weren'?t|rather than|instead of|as opposed to)"

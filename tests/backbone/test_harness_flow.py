@@ -418,19 +418,20 @@ def test_checked_correction_must_carry_the_documents_value(document):
 
 
 @pytest.mark.parametrize(
-    ("reply", "cited"),
+    ("question", "reply", "cited"),
     [
         # the model cites the wrong sentence: the one that carries the text is cited
-        ({"action": "answer", "text": "Deduplication leaves 37M unique paper nodes.",
+        ("How many paper nodes are left after deduplication?",
+         {"action": "answer", "text": "Deduplication leaves 37M unique paper nodes.",
           "quote_sids": [3]}, (2,)),
         # the model's own citation carries it
-        ({"action": "answer", "text": "They use Apache's PDFBox library.", "quote_sids": [0]},
+        ("Which library parses the PDFs?",
+         {"action": "answer", "text": "They use Apache's PDFBox library.", "quote_sids": [0]},
          (0,)),
     ],
 )
-def test_direct_answer_cites_the_sentence_that_carries_it(document, reply, cited):
-    iv = make(document, ScriptedLLM([reply])).answer_direct(
-        turn(5, "How many paper nodes are left after deduplication?"))
+def test_direct_answer_cites_the_sentence_that_carries_it(document, question, reply, cited):
+    iv = make(document, ScriptedLLM([reply])).answer_direct(turn(5, question))
     assert iv.intent == "answer"
     assert tuple(c.sid for c in iv.citations) == cited
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.language.asked import Asked, asked, gives, states_date
+from app.language.asked import Asked, asked_for, gives, states_date
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -27,11 +27,13 @@ from app.language.asked import Asked, asked, gives, states_date
     ("Why did they stop the trial?", Asked.ANY),
     ("We met last week. When did the second phase begin?", Asked.DATE),
     ("When does the next phase begin?", Asked.ANY),
+    ("So when was it reported? Do they give the date?", Asked.DATE),
+    ("It was reported, right? Do they give the date?", Asked.DATE),
     ("When is viral shedding highest?", Asked.ANY),
     ("When we met, you said it was fine. Who wrote it?", Asked.ANY),
 ])
 def test_the_opening_of_the_question_says_what_it_asks_for(question, kind):
-    assert asked(question) is kind
+    assert asked_for(question) is kind
 
 
 @pytest.mark.parametrize("sentence", [
@@ -60,6 +62,7 @@ def test_sentences_without_a_date(sentence):
     ("The trial enrolled 1,200 patients.", Asked.QUANTITY, True),
     ("About half of the staff were vaccinated.", Asked.QUANTITY, True),
     ("The experiment was repeated twice.", Asked.QUANTITY, True),
+    ("Each assay was performed in triplicate.", Asked.QUANTITY, True),
     ("Follow-up lasted 14 days.", Asked.QUANTITY, True),
     ("The survey took place in 2019.", Asked.QUANTITY, False),
     ("Many patients were enrolled across the region.", Asked.QUANTITY, False),
