@@ -1,7 +1,8 @@
 """What kind of value a question asks for, and whether a sentence gives one.
 
 "When was it first identified?" is answered by a date or a time ("in 2002", "two decades
-ago"), "How many were enrolled?" by a quantity ("1,200 patients", "about half"). A
+ago"), "How many were enrolled?" by a quantity ("1,200 patients", "about half"), "What
+percentage died?" by a share ("10%", "one third", "900 of the 6,300 patients"). A
 sentence without one may be about the question, but it does not answer it. Only the
 opening of a question decides: "What happens when the cell divides?" asks for no date. A
 "when" about the present or the future often asks for a condition ("when is shedding
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from app.language.numbers import quantities
+from app.language.numbers import quantities, word_numbers_to_digits
 from app.language.sentences import sentences
 from app.language.talk import PHRASES, Talk
 
@@ -24,7 +25,8 @@ class Asked(StrEnum):
     """The kind of value a question asks for."""
 
     DATE = "date"  # "when was ...?", "in what year ...?"
-    QUANTITY = "quantity"  # "how many ...?", "what percentage ...?"
+    SHARE = "share"  # "what percentage ...?", "what proportion ...?"
+    QUANTITY = "quantity"  # "how many ...?", "how long ...?"
     ANY = "any"  # no value in particular: "what", "why", "which", yes/no
 
 
@@ -34,11 +36,13 @@ _ASKS_DATE = re.compile(
     rf"{_OPENING}(?:since |until )?when (?:was|were|did|had)\b"
     r"|\b(?:what|which) (?:year|date|month|day|decade)\b|\bthe (?:date|year)\b"
     r"|\bhow long ago\b", _I)
+_ASKS_SHARE = re.compile(
+    r"\b(?:what|which) (?:percentage|percent|proportion|fraction|share)\b|\bhow many percent\b"
+    r"|\b(?:what|how) (?:is|was|were|are) the (?:percentage|proportion|fraction)\b", _I)
 _ASKS_QUANTITY = re.compile(
     rf"{_OPENING}how (?:many|much|long|often|large|big|far|old)\b"
-    r"|\bwhat (?:percentage|proportion|fraction|share|number|amount|rate|size)\b"
-    r"|\b(?:what|how) (?:is|was|were|are) the (?:percentage|proportion|number|rate|size)\b",
-    _I)
+    r"|\bwhat (?:number|amount|rate|size)\b"
+    r"|\b(?:what|how) (?:is|was|were|are) the (?:number|rate|size)\b", _I)
 
 _MONTH = (r"(?:january|february|march|april|june|july|august|september|october|november|"
           r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -59,6 +63,14 @@ _QUANTITY_WORD = re.compile(
     r"millions|billions|majority|minority)\b",
     _I)
 
+# A share said without a percent sign: "one third", "most of them", "900,000 of the 6.3
+# million deaths", "1 in 5".
+_SHARE_WORDS = re.compile(
+    r"\b(?:half|third|thirds|quarter|quarters|fifth|fifths|majority|minority|most)\b"
+    r"|(?:\d[\d,.]*|\bone)\s+(?:[\w-]+\s+){0,3}?(?:of|in|out of)\s+"
+    r"(?:the\s+)?(?:[\w-]+\s+){0,2}?\d",
+    _I)
+
 
 def asked_for(question: str) -> Asked:
     """The kind of value the question sentences of ``question`` ask for ("When did it
@@ -67,6 +79,8 @@ def asked_for(question: str) -> Asked:
     texts = [PHRASES[Talk.ADDRESS].sub("", p).replace("\u2019", "'") for p in asks]
     if any(_ASKS_DATE.search(t) for t in texts):
         return Asked.DATE
+    if any(_ASKS_SHARE.search(t) for t in texts):
+        return Asked.SHARE
     if any(_ASKS_QUANTITY.search(t) for t in texts):
         return Asked.QUANTITY
     return Asked.ANY
@@ -78,9 +92,14 @@ def states_date(text: str) -> bool:
 
 
 def gives(text: str, kind: Asked) -> bool:
-    """The text gives a value of the kind asked for; a year is no quantity."""
+    """The text gives a value of the kind asked for; a year is no quantity, and a count
+    of something else is no share ("two new viruses" answers no "what percentage")."""
     if kind is Asked.DATE:
         return states_date(text)
+    if kind is Asked.SHARE:
+        found = quantities(text)
+        in_digits = word_numbers_to_digits(text)
+        return any(q.percent for q in found) or _SHARE_WORDS.search(in_digits) is not None
     if kind is Asked.QUANTITY:
         return (any(not q.year for q in quantities(text))
                 or _QUANTITY_WORD.search(text) is not None)
