@@ -47,10 +47,10 @@ class CheckedAnswer:
     token limit) is never released. Released sentences are final: the answer is what was
     released, so what the floor played and the answer agree.
 
-    A question that asks for a date or a quantity ("when ...?", "how many ...?") is
-    answered only by one: sentences before the first that gives such a value wait for it,
-    and an answer that never gives one is an abstention, not a related sentence said as if
-    it answered.
+    A question that asks for a date, a share or a quantity ("when was ...?", "what
+    percentage ...?", "how many ...?") is answered only by one (``app.language.asked``):
+    sentences before the first that gives such a value wait for it, and an answer that
+    never gives one is an abstention, not a related sentence said as if it answered.
     """
 
     def __init__(self, document: Any, settings: UtteranceSettings,

@@ -31,7 +31,7 @@ class Asked(StrEnum):
 
 
 # Words that may come before the question word: "so, when ...", "and where and when ...".
-_OPENING = r"^\W*(?:(?:so|and|but|okay|ok|well|then|also|now|where and|where),?\s+)*"
+_OPENING = r"^\W*(?:(?:so|and|but|okay|ok|well|then|also|now|where and),?\s+)*"
 _ASKS_DATE = re.compile(
     rf"{_OPENING}(?:since |until )?when (?:was|were|did|had)\b"
     r"|\b(?:what|which) (?:year|date|month|day|decade)\b|\bthe (?:date|year)\b"
