@@ -40,15 +40,6 @@ def register(subparsers: Any) -> None:
         "adds to --documents",
     )
     replay.add_argument(
-        "--without",
-        action="append",
-        choices=sorted(WITHOUT),
-        default=[],
-        help="leave one mechanism out, for an ablation (repeatable): a detector, an "
-        "answer check, the correction veto, the off-document check, the turn screening or "
-        "the count of turns that let a claim stand",
-    )
-    replay.add_argument(
         "--screen",
         choices=["auto", "on", "off"],
         help="skip the monitor on turns where nothing is at stake (auto: in focused mode)",
@@ -71,8 +62,6 @@ def register(subparsers: Any) -> None:
     qa.add_argument("qa_file", type=Path, help="JSONL of {id, document, question, gold, ...}")
     _common(qa)
     qa.add_argument("--root", type=Path, help="folder the items' document paths start from")
-    qa.add_argument("--without", action="append", choices=sorted(WITHOUT), default=[],
-                    help="leave one mechanism out, for an ablation (repeatable)")
     qa.set_defaults(handler=run_qa_command)
 
 
@@ -92,6 +81,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="score the run already in --out without running a model",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--without",
+        action="append",
+        choices=sorted(WITHOUT),
+        default=[],
+        help="leave one mechanism out, for an ablation (repeatable): a detector, an "
+        "answer check, the correction veto, the off-document check, the turn screening, "
+        "the count of turns that let a claim stand, or the direct answers' value check",
+    )
 
 
 SCREEN = {"auto": None, "on": True, "off": False}
@@ -100,6 +98,11 @@ SCREEN = {"auto": None, "on": True, "off": False}
 def _ledger(**changes: Any) -> Callable[[Any], Any]:
     return lambda settings: dataclasses.replace(
         settings, ledger=dataclasses.replace(settings.ledger, **changes))
+
+
+def _utterance(**changes: Any) -> Callable[[Any], Any]:
+    return lambda settings: dataclasses.replace(
+        settings, utterance=dataclasses.replace(settings.utterance, **changes))
 
 
 def _without_detector(name: Detector) -> Callable[[Any], Any]:
@@ -113,8 +116,7 @@ def _without_detector(name: Detector) -> Callable[[Any], Any]:
 def _without_check(name: AnswerCheck) -> Callable[[Any], Any]:
     def drop(settings: Any) -> Any:
         kept = tuple(c for c in settings.utterance.answer_checks if c != name)
-        return dataclasses.replace(
-            settings, utterance=dataclasses.replace(settings.utterance, answer_checks=kept))
+        return _utterance(answer_checks=kept)(settings)
 
     return drop
 
@@ -127,8 +129,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "off-document": _ledger(off_document_min_shared=0),
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
-    "direct-value": lambda settings: dataclasses.replace(
-        settings, utterance=dataclasses.replace(settings.utterance, direct_value_check=False)),
+    "direct-value": _utterance(direct_value_check=False),
 }
 
 

@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from app.language.numbers import quantities, word_numbers_to_digits
 from app.language.sentences import sentences
-from app.language.talk import PHRASES, Talk
+from app.language.talk import without_address
 
 _I = re.IGNORECASE
 
@@ -56,17 +56,17 @@ _DATE = re.compile(
     r"(?:centur(?:y|ies)|decades?|years?|y|months?|weeks?|days?|hours?)\s+"
     r"(?:ago|later|earlier|after|before|since)\b"
     r"|\b(?:day|week|month|year)\s+\d", _I)
+_FRACTION = r"half|third|thirds|quarter|quarters|majority|minority"
 # Quantities said in words: "about half", "a third", "twice", "in triplicate".
 _QUANTITY_WORD = re.compile(
-    r"\b(?:half|halves|third|thirds|quarter|quarters|twice|thrice|once|double|doubled|"
-    r"triple|tripled|single|duplicate|triplicate|quadruplicate|dozens?|hundreds|thousands|"
-    r"millions|billions|majority|minority)\b",
+    rf"\b(?:{_FRACTION}|halves|twice|thrice|once|double|doubled|triple|tripled|single|"
+    r"duplicate|triplicate|quadruplicate|dozens?|hundreds|thousands|millions|billions)\b",
     _I)
 
 # A share said without a percent sign: "one third", "most of them", "900,000 of the 6.3
 # million deaths", "1 in 5".
 _SHARE_WORDS = re.compile(
-    r"\b(?:half|third|thirds|quarter|quarters|fifth|fifths|majority|minority|most)\b"
+    rf"\b(?:{_FRACTION}|fifth|fifths|most)\b"
     r"|(?:\d[\d,.]*|\bone)\s+(?:[\w-]+\s+){0,3}?(?:of|in|out of)\s+"
     r"(?:the\s+)?(?:[\w-]+\s+){0,2}?\d",
     _I)
@@ -76,7 +76,7 @@ def asked_for(question: str) -> Asked:
     """The kind of value the question sentences of ``question`` ask for ("When did it
     happen? Do they give the date?" asks for a date)."""
     asks = [p for p in sentences(question) if p.rstrip().endswith("?")] or [question]
-    texts = [PHRASES[Talk.ADDRESS].sub("", p).replace("\u2019", "'") for p in asks]
+    texts = [without_address(p).replace("\u2019", "'") for p in asks]
     if any(_ASKS_DATE.search(t) for t in texts):
         return Asked.DATE
     if any(_ASKS_SHARE.search(t) for t in texts):
