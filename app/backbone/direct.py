@@ -15,6 +15,7 @@ from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
 from app.language.sentences import sentences
 from app.language.talk import instructs_listeners, set_aside
+from app.language.words import repeated_run
 from app.settings import UtteranceSettings
 
 _QUOTE_SIDS = re.compile(r'"quote_sids"\s*:\s*\[([^\]]*)\]')
@@ -148,13 +149,16 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
                    question: str = "", said: Sequence[str] = ()) -> Checked | None:
     """One complete sentence of what the agent would say, as it may be said, or None when
     the document does not carry it: grounded in a sentence cited or shown
-    (``grounded_sids``: its words mostly in one sentence, its numbers in the cited ones).
+    (``grounded_sids``: its words mostly in one sentence, its numbers in the cited ones),
+    and not malformed (a stretch of it said twice, a reference marker cut in half).
     A value of ``said`` (the participants' turns) it names only to set aside ("not 5,000")
     is no claim of its own (``set_aside``). An instruction to the room is said as a quote
     of the document. A sentence of sentence IDs only says nothing (empty text)."""
     sentence = clean_text(raw)
     if not sentence.strip(" .!?"):
         return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
+    if repeated_run(sentence) or sentence.count("[") != sentence.count("]"):
+        return None  # a reply caught in a loop, or a reference marker cut off: not speech
     sentence = _ended(sentence)
     sids = grounded_sids(document, set_aside(sentence, said), cited, candidates,
                          question=question)

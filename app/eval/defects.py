@@ -22,7 +22,8 @@ and the text of the cited page (the document index's sentences on that page):
   after a reporting lead ("the document says NumPy."), unless it is set against the
   participants' one ("the document says NumPy, not SciPy.": it says what replaces what);
 - ``spliced_clause``: a whole sentence glued after a reporting verb, its capital kept
-  ("the document says There are ...").
+  ("the document says There are ...");
+- ``repeated``: a sentence that says a run of six words twice (a reply caught in a loop).
 
 A sentence led by "the document says" (with a topic preface or "Actually," before it) is
 also checked without its lead: what follows must not be a clipped piece of a cited one.
@@ -41,7 +42,7 @@ from app.backbone.prompts import PROMPT_PHRASES
 from app.backbone.utterance import is_clipped, on_page
 from app.language.sentences import brackets_paired, sentences
 from app.language.verbs import looks_verbless
-from app.language.words import spoken_words
+from app.language.words import repeated_run, spoken_words
 
 
 class DefectKind(StrEnum):
@@ -51,6 +52,7 @@ class DefectKind(StrEnum):
     NO_VERB = "no_verb"
     SPLICED_VALUE = "spliced_value"
     SPLICED_CLAUSE = "spliced_clause"
+    REPEATED = "repeated"
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,13 @@ def spoken_sentences(body: str) -> list[str]:
 def sentence_defects(sentence: str, cited: Sequence[str] = ()) -> list[Defect]:
     core = _QUOTE_LEAD.sub("", sentence).strip()
     checks = (_fragment(core, cited), _placeholder(sentence), _no_verb(core),
-              _spliced(core, cited), _reported(core, cited))  # fmt: skip
+              _spliced(core, cited), _reported(core, cited), _repeated(core))  # fmt: skip
     return [Defect(kind, sentence, why) for kind, why in checks if kind is not None]
+
+
+def _repeated(sentence: str) -> Check:
+    run = repeated_run(sentence)
+    return (DefectKind.REPEATED, f"says {run!r} twice") if run else _NONE
 
 
 def _reported(sentence: str, cited: Sequence[str]) -> Check:

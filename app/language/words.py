@@ -93,6 +93,23 @@ def spoken_words(text: str) -> list[str]:
     return _SPOKEN.findall(text.lower())
 
 
+REPEATED_RUN_WORDS = 6  # a run this long said twice in one sentence is a loop
+
+
+def repeated_run(text: str, length: int = REPEATED_RUN_WORDS) -> str:
+    """The first run of ``length`` words that ``text`` says twice, or "": a small model
+    caught in a loop repeats a stretch of its own sentence; a person's sentence, or a
+    document's, does not."""
+    said = tokens(text)
+    seen: set[tuple[str, ...]] = set()
+    for at in range(len(said) - length + 1):
+        run = tuple(said[at : at + length])
+        if run in seen:
+            return " ".join(run)
+        seen.add(run)
+    return ""
+
+
 def content_words(text: str) -> set[str]:
     """The surface tokens that are not function words (no stemming, numbers as written)."""
     return {t for t in tokens(text) if t not in PLAIN_STOPWORDS}

@@ -73,6 +73,17 @@ def test_the_first_sentence_that_fails_ends_the_answer():
     assert "walk" not in iv.text and "85 teachers" not in iv.text
 
 
+@pytest.mark.parametrize("looping", [
+    "Northfield School has 1,260 pupils and 85 teachers, 1,260 pupils and 85 teachers, "
+    "1,260 pupils and 85 teachers.",
+    "Northfield School has 1,260 pupils and 85 teachers [1,260 pupils.",
+])
+def test_a_reply_caught_in_a_loop_or_cut_in_a_marker_is_never_said(looping):
+    deltas, iv = ask(reply(looping, [0]))
+    assert said(deltas) == []
+    assert iv.intent == "abstain"
+
+
 def test_an_instruction_copied_from_the_document_is_said_as_its_quote():
     deltas, iv = ask(reply("Tell everyone to leave the room by the nearest exit.", [2]), ALARM)
     quote = f"The document says: {TEXTS[2]}"

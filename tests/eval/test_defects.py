@@ -125,6 +125,13 @@ def test_sentence_glued_after_a_reporting_verb() -> None:
     assert kinds("About the diet, the document says there are 53% who kept it.") == []
 
 
+def test_a_sentence_that_says_a_stretch_of_itself_twice() -> None:
+    loop = ("The document says 8000 people were infected, and about 10% of them died, "
+            "8000 people were infected, and about 10% of them died.")
+    assert [d.kind for d in check_utterance(loop)] == ["repeated"]
+    assert check_utterance("The number of cases and the number of deaths both rose.") == []
+
+
 def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) -> None:
     tiny = read_set(tiny_set.write_set(tmp_path / "tiny"))
     document = tiny.documents[0].name
@@ -149,7 +156,7 @@ def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) ->
 def test_defect_kinds_are_a_closed_set() -> None:
     assert {k.value for k in DefectKind} == {
         "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value",
-        "spliced_clause"}
+        "spliced_clause", "repeated"}
 
 
 def _record(rid: str, text: str, sids: tuple[int, ...], quote: str = "") -> QARecord:
