@@ -11,7 +11,12 @@ Every conversation runs through the same retrieval and detectors as the harness
 - resolved_question / unanswerable: any proposal in the window (false alarms);
 - ordinary turns outside every event window: proposals per 100 turns.
 
-    python benchmarks/detectors.py [--dev SET] [--documents-from FILE] [--out FILE]
+    python benchmarks/detectors.py [--dev SET] [--documents-from FILE] [--split-sentences]
+        [--out FILE]
+
+``--split-sentences`` says each sentence of a turn as a turn of its own by the same
+speaker, as a live room's endpointing cuts a speaker at their pauses; a scripted turn's
+proposals are those of all its pieces.
 
 Prints a table and writes benchmarks/results/detectors.json.
 """
@@ -32,12 +37,13 @@ from retrieval_recall import evidence_sids  # noqa: E402
 
 from app.backbone.context import EvidenceFinder  # noqa: E402
 from app.backbone.detectors import DocumentFacts, Proposal  # noqa: E402
-from app.backbone.proposals import Proposer  # noqa: E402
+from app.backbone.proposals import BEFORE_LINES, Proposer  # noqa: E402
 from app.backbone.retrieval import default_search  # noqa: E402
 from app.backbone.transcript import Line  # noqa: E402
 from app.document import open_document  # noqa: E402
 from app.embedding import get_embedder  # noqa: E402
 from app.eval.dataset import Event, read_set  # noqa: E402
+from app.language.sentences import sentences  # noqa: E402
 from app.language.talk import is_backchannel  # noqa: E402
 from app.language.values import contains_any  # noqa: E402
 from app.settings import Detector, Settings  # noqa: E402
@@ -45,15 +51,18 @@ from app.settings import Detector, Settings  # noqa: E402
 WINDOW = 5  # turns after the onset that belong to an event (BENCHMARK.md)
 
 
-def proposals_by_turn(proposer: Proposer, turns: list[tuple[int, str, str]]
-                      ) -> dict[int, list[Proposal]]:
+def proposals_by_turn(proposer: Proposer, turns: list[tuple[int, str, str]],
+                      split: bool = False) -> dict[int, list[Proposal]]:
     lines: list[Line] = []
     out: dict[int, list[Proposal]] = {}
     for index, speaker, text in turns:
-        if is_backchannel(text):
-            continue
-        lines.append(Line(index, speaker, text))
-        out[index] = proposer.for_turn(lines[-1], lines[-3:-1]).found
+        for piece in (sentences(text) if split else [text]):
+            if is_backchannel(piece):
+                continue
+            # Pieces are turns of their own (their own index), scored as the scripted one.
+            lines.append(Line(len(lines) if split else index, speaker, piece))
+            found = proposer.for_turn(lines[-1], lines[-1 - BEFORE_LINES:-1]).found
+            out[index] = out.get(index, []) + found
     return out
 
 
@@ -83,7 +92,8 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
     return row
 
 
-def evaluate(dev: Path, only: list[str] | None = None) -> tuple[list[dict], dict[str, int]]:
+def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
+             ) -> tuple[list[dict], dict[str, int]]:
     settings = Settings()
     embedder = get_embedder()
     rows: list[dict] = []
@@ -95,7 +105,7 @@ def evaluate(dev: Path, only: list[str] | None = None) -> tuple[list[dict], dict
         for conversation in case.conversations:
             proposer = Proposer(index, EvidenceFinder(search, settings.llm.focused_top_k), facts)
             found = proposals_by_turn(
-                proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns])
+                proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns], split)
             events = [e for e in case.events if e.conversation == conversation.name]
             for event in events:
                 rows.append(score_event(event, found, evidence_sids(index, event.evidence)
@@ -139,6 +149,8 @@ def main() -> int:
     parser.add_argument("--dev", type=Path, default=REPO.parent / "shared" / "benchmark" / "dev")
     parser.add_argument("--documents-from", type=Path,
                         help="file of document folders, one per line (a set's check.txt)")
+    parser.add_argument("--split-sentences", action="store_true",
+                        help="each sentence of a turn as a turn of the same speaker")
     parser.add_argument("--out", type=Path,
                         default=REPO / "benchmarks" / "results" / "detectors.json")
     args = parser.parse_args()
@@ -146,7 +158,7 @@ def main() -> int:
     only = None
     if args.documents_from is not None:
         only = [x.strip() for x in args.documents_from.read_text().splitlines() if x.strip()]
-    rows, background = evaluate(args.dev, only)
+    rows, background = evaluate(args.dev, only, args.split_sentences)
     table = summarise(rows, background)
     print(f"{'measure':<42}{'n':>5}{'rate':>8}")
     for name, stats in table.items():
@@ -155,8 +167,8 @@ def main() -> int:
     for row in rows:
         if row.get("detected") is False or row.get("false_alarm"):
             print(f"  {row['id']} ({row['type']}): {row}")
-    report = {"dev": str(args.dev), "summary": table, "events": rows,
-              "seconds": round(time.perf_counter() - started, 1)}
+    report = {"dev": str(args.dev), "split_sentences": args.split_sentences, "summary": table,
+              "events": rows, "seconds": round(time.perf_counter() - started, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out} ({report['seconds']} s)")

@@ -20,7 +20,7 @@ from app.backbone.context import EvidenceFinder, Search, choose_mode, model_size
 from app.backbone.detectors import DocumentFacts, Proposal, attributes_to_document
 from app.backbone.intervene import Effect, Intervener, Silence, intervention, spoken_values
 from app.backbone.ledger import Claim, ClaimLedger, Delivery
-from app.backbone.proposals import Proposer
+from app.backbone.proposals import BEFORE_LINES, Proposer
 from app.backbone.retrieval import default_search
 from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
@@ -206,7 +206,7 @@ class Backbone:
         started = time.perf_counter()
         extra = [s for c in open_before for s in sorted(c.sids)][:2]
         evidence = self.proposer.for_turn(self.transcript.lines[-1],
-                                          self.transcript.lines[-3:-1], extra)
+                                          self.transcript.lines[-1 - BEFORE_LINES:-1], extra)
         candidates, found = evidence.candidates, evidence.found
         self._remember_open_questions(found)
         latency["retrieve"] = _ms(started)

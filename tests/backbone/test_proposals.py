@@ -1,0 +1,71 @@
+"""The proposer over a transcript whose turns a live room's endpointing cut apart."""
+
+from __future__ import annotations
+
+from app.backbone.context import EvidenceFinder
+from app.backbone.detectors import DocumentFacts
+from app.backbone.proposals import BEFORE_LINES, Proposer
+from app.backbone.retrieval import lexical_search
+from app.backbone.transcript import Line, speaker_runs
+from app.settings import Detector
+from tests.backbone.school import school
+
+PUPILS_SID = 0  # "Northfield School has 1,260 pupils and 85 teachers."
+
+
+def _proposer() -> Proposer:
+    document = school()
+    return Proposer(document, EvidenceFinder(lexical_search(document), 3),
+                    DocumentFacts(document.sentences))
+
+
+def _open_questions(said: list[tuple[str, str]]) -> list[list[tuple[int, ...]]]:
+    """Each line's open-question proposals (their sentence IDs), fed as the harness does."""
+    proposer, lines, out = _proposer(), [], []
+    for index, (speaker, text) in enumerate(said):
+        lines.append(Line(index, speaker, text))
+        found = proposer.for_turn(lines[-1], lines[-1 - BEFORE_LINES:-1]).found
+        out.append([p.sids for p in found if p.detector == Detector.OPEN_QUESTION])
+    return out
+
+
+def test_speaker_runs_group_one_speakers_consecutive_lines() -> None:
+    lines = [Line(0, "A", "a0"), Line(1, "B", "b1"), Line(2, "B", "b2"), Line(3, "A", "a3"),
+             Line(4, "Jarvis", "j4", agent=True), Line(5, "B", "b5")]
+    assert [[ln.index for ln in run] for run in speaker_runs(lines, 3)] == [
+        [0], [1, 2], [3], [4], [5]]
+
+
+def test_a_long_run_keeps_its_newest_lines() -> None:
+    lines = [Line(i, "A", f"a{i}") for i in range(5)]
+    assert [[ln.index for ln in run] for run in speaker_runs(lines, 3)] == [[2, 3, 4]]
+
+
+def test_a_question_cut_in_two_is_left_open_by_the_next_speaker() -> None:
+    found = _open_questions([
+        ("A", "How many pupils does Northfield School have?"),
+        ("A", "Do they give a number?"),
+        ("B", "I don't remember, let's keep going."),
+    ])
+    assert found[:2] == [[], []]
+    [sids] = found[2]
+    assert sids[0] == PUPILS_SID
+
+
+def test_the_asking_speaker_going_on_is_no_reply() -> None:
+    found = _open_questions([
+        ("A", "How many pupils does Northfield School have?"),
+        ("A", "I forget."),
+        ("B", "No idea."),
+    ])
+    assert found[1] == []  # still the asking
+    assert [s[0] for s in found[2]] == [PUPILS_SID]
+
+
+def test_an_answer_after_the_cut_question_closes_it() -> None:
+    found = _open_questions([
+        ("A", "How many pupils does Northfield School have?"),
+        ("A", "Do they give a number?"),
+        ("B", "It has 1,260 pupils, and 85 teachers."),
+    ])
+    assert found == [[], [], []]
