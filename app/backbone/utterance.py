@@ -26,6 +26,8 @@ _CITED_IN = re.compile(
     re.IGNORECASE,
 )
 _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
+# A marker cut off where the text ends ("of those infected [", "shown [11, 16").
+_CUT_MARKER = re.compile(r"\s*\[[\dSs,\s\-–]*$")
 
 
 # The space a removed marker leaves before punctuation ("types [23] , only"); a point
@@ -34,8 +36,9 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[,;:!?]|\.(?!\d))")
 
 
 def without_markers(text: str) -> str:
-    """The text without bracketed reference markers and sentence IDs ("[23]", "[S4]")."""
-    return _SPACE_BEFORE_MARK.sub("", _IDS.sub("", text))
+    """The text without bracketed reference markers and sentence IDs ("[23]", "[S4]"),
+    nor one cut off at its end."""
+    return _SPACE_BEFORE_MARK.sub("", _CUT_MARKER.sub("", _IDS.sub("", text)))
 
 
 def clean_text(text: str) -> str:

@@ -139,6 +139,10 @@ def test_text_is_cleaned_and_limited():
         "Of 57 types, only two cause it.")
     assert clean_text("a share of .5 [3] ; less") == "a share of .5; less"
     assert clean_text("S8: It was first seen in 2003.") == "It was first seen in 2003."
+    # A marker cut off at the end (a value copied from a sentence shown cut short).
+    assert clean_text("8000 people, about 10% of those infected [") == (
+        "8000 people, about 10% of those infected")
+    assert clean_text("as shown in mice [11, 16") == "as shown in mice"
     assert limit_words("One two three. Four five six seven.", 5) == "One two three."
     assert limit_words("One two three four five six seven", 4) == "One two three four."
 
