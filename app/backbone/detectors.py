@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.backbone.restatement import swapped_term
-from app.backbone.verdict import Status
+from app.backbone.verdict import Status, Verdict
 from app.language.asked import Asked, asked_for, states_date
 from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
@@ -45,6 +45,11 @@ class Proposal:
     key: str
     note: str  # one line for the monitor prompt
     said: str = ""  # the wrong value or term as spoken (to recognise it being adopted)
+
+    def verdict(self) -> Verdict:
+        """The proposal as the verdict that would confirm it (to find its claim)."""
+        return Verdict(self.status, self.claim, predicted_answer=self.predicted_answer,
+                       sids=self.sids, key=self.key)
 
 
 class SentenceLike:  # structural: app.document.Sentence

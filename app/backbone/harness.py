@@ -172,7 +172,8 @@ class Backbone:
         chosen = next((w for w in reversed(batch) if w.found), batch[-1])
         self._observed = None
         try:
-            decision = self._check(chosen, cancel)
+            earlier = [w for w in batch if w.index < chosen.index]
+            decision = self._check(chosen, cancel, earlier)
         except _Preempted:
             self._waiting = batch + self._waiting
             return decided
@@ -219,9 +220,11 @@ class Backbone:
             return _Waiting(index, turn.text, candidates, found, latency, standing)
         return _Waiting(index, turn.text, candidates, found, latency)
 
-    def _check(self, waiting: _Waiting, cancel: threading.Event | None = None) -> Decision:
+    def _check(self, waiting: _Waiting, cancel: threading.Event | None = None,
+               earlier: Sequence[_Waiting] = ()) -> Decision:
         """The monitor call on one admitted turn, then ledger, self-repair and gate. Raises
-        _Preempted when ``cancel`` cut the monitor call short (nothing was changed)."""
+        _Preempted when ``cancel`` cut the monitor call short (nothing was changed).
+        ``earlier``: the turns of its batch before it, checked by the same call."""
         index, text, candidates, found = (waiting.index, waiting.text, waiting.candidates,
                                           waiting.found)
         latency = dict(waiting.latency)
@@ -250,6 +253,8 @@ class Backbone:
             return self._without_deference(index, verdict, head, latency)
         observed = self.ledger.observe(index, verdict)
         self._observed = observed.claim
+        if observed.claim is not None and verdict.actionable:
+            self._raised_in_batch(observed.claim, earlier)
         checkable = self._checkable(open_before)
         repaired = self._self_repair(index, checkable, head, latency)
         # A claim whose generation abstained last turn gets one more try even when this
@@ -386,6 +391,18 @@ class Backbone:
                 return Verdict(p.status, p.claim, verdict.evidence, "", p.sids, p.key,
                                source="open_question")
         return verdict
+
+    def _raised_in_batch(self, claim: Claim, earlier: Sequence[_Waiting]) -> None:
+        """One call checks a whole batch, but each of its turns a detector flagged with
+        the claim the verdict confirms (the same claim by the ledger's identity: sentences,
+        key, wording) raised it as the checked turn did: each counts
+        toward persistence, as its own verdict would have. The claim must be confirmed by a
+        detector (a claim of the monitor's alone still needs a second verdict)."""
+        if not claim.confirmed:
+            return
+        for turn in earlier:
+            if any(self.ledger.find(p.verdict()) is claim for p in turn.found):
+                self.ledger.raised_before(claim, turn.index)
 
     def _left_standing(self) -> Claim | None:
         """A claim a detector confirmed, still waiting at the gate, that every participant

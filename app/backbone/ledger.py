@@ -7,6 +7,7 @@ then ``fired`` / ``rollback`` after grounded generation, and ``delivered`` on pl
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field, replace
 
 from app.backbone.identity import Identity, Similarity, claim_key, match_score
@@ -129,6 +130,14 @@ class ClaimLedger:
             return Observation(claim, "reopen")
         claim.persistence += 1
         return Observation(claim, "count")
+
+    def raised_before(self, claim: Claim, turn: int) -> None:
+        """A turn before the one observed raised the open claim too (a detector flagged it
+        there, and the observed verdict confirmed it): it counts as a mention would."""
+        if not claim.open or turn in claim.raised_turns or turn in claim.stood_turns:
+            return
+        bisect.insort(claim.raised_turns, turn)
+        claim.persistence += 1
 
     def stood(self, claim: Claim, turn: int) -> None:
         """A turn let the open claim stand (it could not have fixed it): one more turn

@@ -13,11 +13,11 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
-from app.backbone.transcript import Line, speaker_runs
+from app.backbone.transcript import Line
 from app.language.talk import asks_about_document
 from app.settings import Detector
 
-RUN_LINES = 3  # the most consecutive lines of one speaker read as one utterance
+RUN_LINES = 3  # the most lines of one speaker's question read as one utterance
 BEFORE_LINES = 2 * RUN_LINES  # the transcript lines before a turn that ``for_turn`` reads
 
 
@@ -39,15 +39,16 @@ class Proposer:
     def for_turn(self, line: Line, before: Sequence[Line], extra: Sequence[int] = ()
                  ) -> TurnEvidence:
         """``before``: the transcript lines just before ``line`` (``BEFORE_LINES`` are
-        enough). The open-question detector reads the two speaker runs before it; a line
-        that goes on with its speaker's run is still the asking, not a reply to it."""
+        enough). The open-question detector reads the two utterances before it (one
+        question cut into several turns is one); a line that goes on with its speaker's
+        asking is still the asking, not a reply to it."""
         goes_on = bool(before) and before[-1].speaker == line.speaker and not line.agent
-        runs = [] if goes_on else speaker_runs(before, RUN_LINES)[-2:]
+        said = [] if goes_on else utterances(before)[-2:]
         candidates = self.finder.for_turn(line.text, before[-1].text if before else "", extra)
         self.turn_sids[line.index] = candidates
-        found = detect(line.text, [_asking_part(run) for run in runs],
+        found = detect(line.text, [" ".join(ln.text for ln in u) for u in said],
                        self.sentences(candidates), self.facts,
-                       self.sentences(self._asked_sids(runs)), self.detectors)
+                       self.sentences(self._asked_sids(said)), self.detectors)
         fresh = {p.key for p in found}
         found += [p for p in carried(self._last, line.text) if p.key not in fresh]
         self._last = [p for p in found if p.detector != Detector.OPEN_QUESTION]
@@ -61,21 +62,28 @@ class Proposer:
     def sentences(self, sids: Sequence[int]) -> list[Any]:
         return [self.document.get(s) for s in valid_sids(self.document, sids)]
 
-    def _asked_sids(self, runs: Sequence[Sequence[Line]]) -> list[int]:
-        """Sentences retrieved for the latest question among the runs before (what a
-        reply like "I don't remember" leaves open): its asking lines' first."""
-        for run in reversed(runs):
-            if run[0].agent or not asks_about_document(_asking_part(run)):
-                continue
-            asking = [ln for ln in run if asks_about_document(ln.text)]
-            ordered = [*asking, *(ln for ln in run if ln not in asking)]
-            return list(dict.fromkeys(s for ln in ordered
-                                      for s in self.turn_sids.get(ln.index, [])))
+    def _asked_sids(self, said: Sequence[Sequence[Line]]) -> list[int]:
+        """Sentences retrieved for the latest question among the utterances before (what
+        a reply like "I don't remember" leaves open), its pieces' in order."""
+        for utterance in reversed(said):
+            if not utterance[0].agent and asks_about_document(utterance[-1].text):
+                return list(dict.fromkeys(s for ln in utterance
+                                          for s in self.turn_sids.get(ln.index, [])))
         return []
 
 
-def _asking_part(run: Sequence[Line]) -> str:
-    """One speaker's run as one utterance, from its first line that asks about the
-    document (what came before the question is not part of it)."""
-    first = next((n for n, ln in enumerate(run) if asks_about_document(ln.text)), 0)
-    return " ".join(ln.text for ln in run[first:])
+def utterances(lines: Sequence[Line]) -> list[list[Line]]:
+    """``lines`` as the utterances a reply answers: one speaker's consecutive lines that
+    each ask something are one question (a live room's endpointing cuts a speaker at their
+    pauses: "How many were infected?" / "Do they give a number?"), at most ``RUN_LINES``
+    of them; every other line is one utterance."""
+    out: list[list[Line]] = []
+    for line in lines:
+        last = out[-1] if out else None
+        if (last is not None and len(last) < RUN_LINES and last[-1].speaker == line.speaker
+                and not line.agent and not last[-1].agent
+                and asks_about_document(last[-1].text) and asks_about_document(line.text)):
+            last.append(line)
+        else:
+            out.append([line])
+    return out

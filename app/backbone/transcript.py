@@ -9,7 +9,7 @@ too stay in the cached text while their line is in the window.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from app.language.words import AGENT_NAME
@@ -32,21 +32,6 @@ class Line:
 def shown_under(lines: Iterable[Line]) -> set[int]:
     """The sentences attached to ``lines``."""
     return {sid for line in lines for sid in line.evidence}
-
-
-def speaker_runs(lines: Sequence[Line], max_lines: int) -> list[list[Line]]:
-    """``lines`` grouped into runs of one speaker's consecutive lines, at most
-    ``max_lines`` each (a longer run keeps its newest lines together). A live room's
-    endpointing cuts a speaker at their pauses, so one question can arrive as two turns;
-    what the next speaker answers is the run, not its last piece."""
-    runs: list[list[Line]] = []
-    for line in lines:
-        last = runs[-1] if runs else None
-        if last and last[-1].speaker == line.speaker and last[-1].agent == line.agent:
-            last.append(line)
-        else:
-            runs.append([line])
-    return [run[-max_lines:] for run in runs]
 
 
 @dataclass

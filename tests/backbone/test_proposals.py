@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts
-from app.backbone.proposals import BEFORE_LINES, Proposer
+from app.backbone.proposals import BEFORE_LINES, Proposer, utterances
 from app.backbone.retrieval import lexical_search
-from app.backbone.transcript import Line, speaker_runs
+from app.backbone.transcript import Line
 from app.settings import Detector
 from tests.backbone.school import school
 
@@ -29,16 +29,18 @@ def _open_questions(said: list[tuple[str, str]]) -> list[list[tuple[int, ...]]]:
     return out
 
 
-def test_speaker_runs_group_one_speakers_consecutive_lines() -> None:
-    lines = [Line(0, "A", "a0"), Line(1, "B", "b1"), Line(2, "B", "b2"), Line(3, "A", "a3"),
-             Line(4, "Jarvis", "j4", agent=True), Line(5, "B", "b5")]
-    assert [[ln.index for ln in run] for run in speaker_runs(lines, 3)] == [
-        [0], [1, 2], [3], [4], [5]]
+def test_one_speakers_consecutive_questions_are_one_utterance() -> None:
+    lines = [Line(0, "A", "What did they measure?"), Line(1, "A", "Which units?"),
+             Line(2, "A", "I think it was blood pressure."), Line(3, "B", "How often?"),
+             Line(4, "Jarvis", "Is that all?", agent=True), Line(5, "B", "Why?")]
+    assert [[ln.index for ln in u] for u in utterances(lines)] == [
+        [0, 1], [2], [3], [4], [5]]
 
 
-def test_a_long_run_keeps_its_newest_lines() -> None:
-    lines = [Line(i, "A", f"a{i}") for i in range(5)]
-    assert [[ln.index for ln in run] for run in speaker_runs(lines, 3)] == [[2, 3, 4]]
+def test_a_long_question_keeps_at_most_three_pieces() -> None:
+    lines = [Line(i, "A", f"What about the {w} dose?") for i, w in enumerate(
+        ["first", "second", "third", "fourth"])]
+    assert [[ln.index for ln in u] for u in utterances(lines)] == [[0, 1, 2], [3]]
 
 
 def test_a_question_cut_in_two_is_left_open_by_the_next_speaker() -> None:
@@ -60,6 +62,15 @@ def test_the_asking_speaker_going_on_is_no_reply() -> None:
     ])
     assert found[1] == []  # still the asking
     assert [s[0] for s in found[2]] == [PUPILS_SID]
+
+
+def test_a_question_the_asker_answers_themself_is_not_left_open() -> None:
+    found = _open_questions([
+        ("A", "How many pupils does Northfield School have?"),
+        ("A", "It says 1,260 pupils and 85 teachers, I think."),
+        ("B", "Okay."),
+    ])
+    assert found == [[], [], []]
 
 
 def test_an_answer_after_the_cut_question_closes_it() -> None:

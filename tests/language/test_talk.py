@@ -142,3 +142,4 @@ def test_the_address_to_the_agent_is_no_content() -> None:
 
 def test_abstention_reads_compatibility_forms() -> None:
     assert is_abstention("The report does not specify the \ufb01nal cost.")
+

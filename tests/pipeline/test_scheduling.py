@@ -386,3 +386,18 @@ def test_screened_turns_keep_their_own_reason_in_a_batch(document):
     assert decisions[0].reason.startswith("monitor: skipped")
     assert decisions[1].reason == "monitor: on_progress"
     assert llm.stages() == ["monitor"]
+
+
+def test_each_turn_of_a_batch_a_detector_flagged_with_the_claim_counts(document):
+    nodes = {"status": "incorrect_info", "claim": "the number of paper nodes",
+             "answer_sids": [2], "predicted_answer": "37M"}
+    llm = ScriptedLLM([nodes, {"action": "speak", "topic": "", "quote_sids": [2],
+                               "text": "Actually, the document says 37M unique paper nodes."}])
+    bb = make(document, llm)
+    decisions = bb.on_turns([
+        turn(0, "Deduplication on string similarity leaves 12M unique paper nodes."),
+        turn(1, "Right, 12M nodes after deduplication.", "S2")])
+    assert llm.stages() == ["monitor", "generate"]
+    assert [(d.turn, d.action) for d in decisions] == [(0, "silent"), (1, "speak")]
+    assert decisions[1].reason == "gate fired: persistence 2"
+    assert bb.ledger.claims[1].raised_turns == [0, 1]
