@@ -29,6 +29,9 @@ class Word:
     end: float
     text: str  # as Whisper spelled it, leading space stripped
     probability: float = 1.0
+    # Whisper wrote it without a leading space: it goes on with the word before ("'T" after
+    # "DON", "-CoV" after "SARS"), so it is joined to it without one.
+    glued: bool = False
 
 
 def normalize(text: str) -> str:
@@ -36,7 +39,8 @@ def normalize(text: str) -> str:
 
 
 def join_words(words: Iterable[Word]) -> str:
-    return " ".join(w.text for w in words).strip()
+    """The words as one text, spaced as Whisper wrote them ("DON'T", "SARS-CoV")."""
+    return "".join(w.text if w.glued else " " + w.text for w in words).strip()
 
 
 class LocalAgreement:
@@ -193,13 +197,13 @@ class WhisperTranscriber:
 
 
 def _words(seg: Any, offset: float) -> list[Word]:
-    out = []
+    out: list[Word] = []
     for w in seg.words or []:
         text = w.word.strip()
         if text:
-            out.append(
-                Word(float(offset + w.start), float(offset + w.end), text, float(w.probability))
-            )
+            glued = bool(out) and not w.word[:1].isspace()  # a segment's first word is not
+            out.append(Word(float(offset + w.start), float(offset + w.end), text,
+                            float(w.probability), glued))
     return out
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from app.events import OverlapTranscript, VadEvent, VadKind
 from app.language.talk import is_backchannel
+from app.speech.asr import join_words
 
 RATE = 16000
 
@@ -190,6 +191,6 @@ def transcriber_text(transcriber: Any) -> Decode:
 
     def text(audio: np.ndarray) -> str:
         words = transcriber.transcribe(audio, 0.0, "", audio.size / RATE)
-        return " ".join(w.text for w in words).strip()
+        return join_words(words)
 
     return text

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
-from app.speech.asr import HallucinationGuard, LocalAgreement, SegmentInfo, Word, normalize
+from app.speech.asr import (
+    HallucinationGuard,
+    LocalAgreement,
+    SegmentInfo,
+    Word,
+    _words,
+    join_words,
+    normalize,
+)
 from tests.conftest import shared_path
 
 JFK = (
@@ -88,13 +98,28 @@ def transcriber():
     return WhisperTranscriber()
 
 
+def test_words_whisper_wrote_without_a_space_are_joined_to_the_one_before() -> None:
+    said = [(" I", 0.0), (" DON", 0.2), ("'T", 0.4), (" know", 0.5), (" SARS", 0.8),
+            ("-CoV.", 1.1)]
+    segment = SimpleNamespace(words=[SimpleNamespace(word=w, start=t, end=t + 0.2,
+                                                     probability=0.9) for w, t in said])
+    words = _words(segment, offset=10.0)
+    assert [w.glued for w in words] == [False, False, True, False, False, True]
+    assert words[2].text == "'T" and words[2].start == 10.4
+    assert join_words(words) == "I DON'T know SARS-CoV."
+    # A segment's first word starts a word, spaced or not.
+    first = _words(SimpleNamespace(words=[SimpleNamespace(word="So", start=0.0, end=0.1,
+                                                          probability=1.0)]), 0.0)
+    assert join_words([*words, *first]) == "I DON'T know SARS-CoV. So"
+
+
 @pytest.mark.slow
 def test_whisper_transcribes_jfk_with_absolute_word_times(transcriber) -> None:
     from app.speech.audio import load_audio
 
     audio = load_audio(shared_path("data/audio_asr/jfk.flac"))
     got = transcriber.transcribe(audio, offset=100.0)
-    text = " ".join(w.text for w in got)
+    text = join_words(got)
     assert wer(JFK, text) <= 0.1, text
     assert 100.0 <= got[0].start < 101.0 and got[-1].end <= 111.5
     assert all(a.start <= b.start for a, b in zip(got, got[1:], strict=False))
