@@ -393,11 +393,11 @@ class Backbone:
         return verdict
 
     def _raised_in_batch(self, claim: Claim, earlier: Sequence[_Waiting]) -> None:
-        """One call checks a whole batch, but each of its turns a detector flagged with
-        the claim the verdict confirms (the same claim by the ledger's identity: sentences,
-        key, wording) raised it as the checked turn did: each counts
-        toward persistence, as its own verdict would have. The claim must be confirmed by a
-        detector (a claim of the monitor's alone still needs a second verdict)."""
+        """One call checks a whole batch, but each earlier turn of it that a detector
+        flagged with the claim the verdict confirms (the same claim by the ledger's
+        identity: sentences, key, wording) raised it as the checked turn did, and counts
+        toward persistence as its own verdict would have. The claim must be confirmed by a
+        detector: a claim of the monitor's alone still needs a second verdict."""
         if not claim.confirmed:
             return
         for turn in earlier:
