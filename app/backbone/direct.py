@@ -13,7 +13,7 @@ from app.backbone.citations import valid_sids
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
-from app.language.sentences import sentences
+from app.language.sentences import brackets_paired, sentences
 from app.language.talk import instructs_listeners, set_aside
 from app.language.words import repeated_run
 from app.settings import UtteranceSettings
@@ -157,7 +157,7 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
     sentence = clean_text(raw)
     if not sentence.strip(" .!?"):
         return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
-    if repeated_run(sentence) or sentence.count("[") != sentence.count("]"):
+    if repeated_run(sentence) or not brackets_paired(sentence, "[]"):
         return None  # a reply caught in a loop, or a reference marker cut off: not speech
     sentence = _ended(sentence)
     sids = grounded_sids(document, set_aside(sentence, said), cited, candidates,

@@ -33,9 +33,10 @@ def sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def brackets_paired(text: str) -> bool:
-    """Every round bracket of ``text`` has its pair (no piece cut out of a bracket)."""
-    return text.count("(") == text.count(")")
+def brackets_paired(text: str, pair: str = "()") -> bool:
+    """Every bracket of ``pair`` (round by default) in ``text`` has its mate (no piece cut
+    out of a bracket)."""
+    return text.count(pair[0]) == text.count(pair[1])
 
 
 def _leads_on(sentence: str, following: str) -> bool:

@@ -201,7 +201,8 @@ def _words(seg: Any, offset: float) -> list[Word]:
     for w in seg.words or []:
         text = w.word.strip()
         if text:
-            glued = bool(out) and not w.word[:1].isspace()  # a segment's first word is not
+            # A segment's first word starts a word, spaced or not.
+            glued = bool(out) and not w.word[:1].isspace()
             out.append(Word(float(offset + w.start), float(offset + w.end), text,
                             float(w.probability), glued))
     return out
