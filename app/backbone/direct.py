@@ -14,8 +14,8 @@ from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
 from app.language.sentences import brackets_paired, sentences
-from app.language.talk import instructs_listeners, set_aside
-from app.language.words import repeated_run
+from app.language.talk import contains_question, instructs_listeners, set_aside
+from app.language.words import content_tokens, repeated_run
 from app.settings import UtteranceSettings
 
 _QUOTE_SIDS = re.compile(r'"quote_sids"\s*:\s*\[([^\]]*)\]')
@@ -123,6 +123,8 @@ class CheckedAnswer:
         return out
 
     def _check(self, raw: str) -> Checked | None:
+        if echoes(raw, self.question):
+            return Checked("", ())  # the question said back is no part of its answer
         return check_sentence(self.document, raw, self._cited or (), self.candidates,
                               self.question, said=(self.question,))
 
@@ -168,6 +170,14 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
     if instructs_listeners(sentence):
         return quoted(document, sids[:1])  # the document's words, never the agent's own
     return Checked(sentence, sids)
+
+
+def echoes(sentence: str, question: str) -> bool:
+    """A question that asks nothing the question to answer did not: the model's reply
+    began by saying it back ("Hey Jarvis, what percentage ... died?")."""
+    asked = set(content_tokens(question))
+    said = set(content_tokens(sentence))
+    return bool(asked) and contains_question(sentence) and said <= asked
 
 
 def quoted(document: Any, sids: Sequence[int]) -> Checked:

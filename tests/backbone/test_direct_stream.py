@@ -84,6 +84,12 @@ def test_a_reply_caught_in_a_loop_or_cut_in_a_marker_is_never_said(looping):
     assert iv.intent == "abstain"
 
 
+def test_the_question_said_back_is_left_out_of_its_answer():
+    deltas, iv = ask(reply(f"{PUPILS} Northfield School has 1,260 pupils.", [0]))
+    assert said(deltas) == ["Northfield School has 1,260 pupils."]
+    assert PUPILS not in iv.text and iv.intent == "answer"
+
+
 def test_an_instruction_copied_from_the_document_is_said_as_its_quote():
     deltas, iv = ask(reply("Tell everyone to leave the room by the nearest exit.", [2]), ALARM)
     quote = f"The document says: {TEXTS[2]}"
