@@ -139,6 +139,11 @@ class LedgerSettings:
     # document sentence about the same matter states every value and name the turns that
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.
     correction_veto: bool = True
+    # A claim the agent would correct (a wrong value, a misattribution) that the last
+    # turns fix by the guard's own rules (the document's value stated, or a retraction) is
+    # closed without asking the model: the speaker corrected themself, and a missed
+    # self-repair would contradict them. False: the model must propose every closure.
+    guard_closes_corrections: bool = True
     # The detectors whose proposals the monitor sees (app/backbone/detectors.py); leaving
     # one out is the ablation of what it buys.
     detectors: tuple[Detector, ...] = tuple(Detector)

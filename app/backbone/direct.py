@@ -80,9 +80,18 @@ class CheckedAnswer:
             self._cited = self._citations()
         return self._release()
 
+    @property
+    def done(self) -> bool:
+        """Nothing more of the reply can change the answer: speech has stopped (the
+        sentence limit, a sentence the document does not carry, an action other than
+        answer), or the text field closed after a released sentence. The rest of the reply
+        need not be generated."""
+        return bool(self.stopped) or (self._field.closed and bool(self.released))
+
     def answer(self, data: dict[str, Any] | None) -> DirectAnswer:
         """The final answer: the released sentences, else the abstain text (or nothing for
-        a skip or a reply that broke off before one sentence could be checked)."""
+        a skip or a reply that broke off before one sentence could be checked). A reply
+        cut short once ``done`` is judged by what came."""
         if data is not None and not self._raw:
             self.feed(json.dumps(data))  # not streamed: judged the same way, at once
         elif data is not None and self._cited is None:
@@ -92,7 +101,9 @@ class CheckedAnswer:
         if self.released:
             sids = tuple(dict.fromkeys(s for c in self.released for s in c.sids))
             return DirectAnswer("answer", " ".join(c.text for c in self.released), sids)
-        if data is None or data.get("action") == "skip":
+        skipped = self.stopped == "action skip"
+        if skipped or (data is None and not self.stopped) or (
+                data is not None and data.get("action") == "skip"):
             return DirectAnswer("skip", "", ())
         return DirectAnswer("abstain", of_the_documents(self.settings.abstain_text,
                                                         self.document), ())

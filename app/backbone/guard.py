@@ -24,6 +24,7 @@ class GuardResult:
     closes: bool
     reason: str
     line: int = -1  # index (within ``recent``) of the closing utterance
+    shown: bool = False  # the turns themselves show the fix (a value stated, a retraction)
 
 
 def _adds_words(text: str, raising: Sequence[str]) -> bool:
@@ -45,7 +46,7 @@ def check(
         for i in range(len(recent) - 1, -1, -1):
             text = recent[i]
             if says(Talk.RETRACTION, text) and not is_question(text):
-                return GuardResult(True, "retraction", i)
+                return GuardResult(True, "retraction", i, shown=True)
         return GuardResult(False, "guard: no retraction in the last turns")
     if not value.strip():
         if recent and _leaves_open(recent[-1]):
@@ -62,7 +63,7 @@ def check(
             continue
         if not _adds_words(text, raising):
             continue
-        return GuardResult(True, "value stated", i)
+        return GuardResult(True, "value stated", i, shown=True)
     return GuardResult(False, "guard: correct value not stated in the last turns")
 
 

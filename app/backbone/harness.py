@@ -26,8 +26,8 @@ from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Line, Transcript, shown_under
 from app.backbone.utterance import assemble
-from app.backbone.verdict import ACTIONABLE, Verdict
-from app.backbone.veto import correction_veto
+from app.backbone.verdict import ACTIONABLE, INTENT_OF_STATUS, Verdict
+from app.backbone.veto import CONTRADICTING, correction_veto
 from app.events import (
     AnswerDelta,
     Decision,
@@ -291,16 +291,22 @@ class Backbone:
         checked = direct_stage.CheckedAnswer(self.document, self.settings.utterance,
                                              candidates, question.text)
 
+        # Once nothing more can be said the rest of the reply is not generated: the
+        # monitor waits for this call.
+        done = threading.Event()
+
         def forward(chunk: str) -> None:
             for sentence in checked.feed(chunk):
                 if on_delta is not None:
                     on_delta(AnswerDelta(generation, next(seq), sentence.text, checked=True,
                                          citations=citations(self.document, sentence.sids,
                                                              self._lower)))
+            if checked.done:
+                done.set()
 
         reply = self._call("direct", self.system, user,
                            schemas.direct_schema(allow_skip=not complete),
-                     self.settings.llm.direct, forward if on_delta else None)
+                           self.settings.llm.direct, forward, cancel=done)
         answer = checked.answer(reply.data)
         if answer.action == "abstain":
             answer = self._confirmed(question.text) or answer
@@ -478,33 +484,56 @@ class Backbone:
     def _self_repair(
         self, index: int, checkable: Sequence[Claim], head: str, latency: dict[str, float]
     ) -> list[str]:
-        """Ask the model which of the claims the last turns could fix the group fixed;
-        the guard must agree."""
-        share = self.settings.ledger.guard_min_token_share
-        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
-        texts = [line.text for line in recent]
-        if not checkable:
-            return []
-        issues = [(c.cid, c.text, c.predicted_answer) for c in checkable]
+        """Close the claims the last turns fixed: a correction the guard alone confirms
+        (when the setting allows), then those the model says the group fixed and the guard
+        agrees with."""
+        notes: list[str] = []
+        asked = []
+        for claim in checkable:
+            if self.settings.ledger.guard_closes_corrections and (
+                    INTENT_OF_STATUS.get(claim.status) in CONTRADICTING):
+                result = self._guard_check(claim)
+                if result.shown:
+                    notes.append(self._close(claim, index, result, "the room fixed"))
+                    continue
+            asked.append(claim)
+        if not asked:
+            return notes
+        issues = [(c.cid, c.text, c.predicted_answer) for c in asked]
         reply = self._call("self_repair", self.system,
                      head + prompts.self_repair_task(issues), schemas.SELF_REPAIR,
                      self.settings.llm.self_repair)
         latency["self_repair"] = reply.ms
         if reply.data is None:
-            return []
-        notes = []
-        for resolution in self_repair.parse(reply.data, {c.cid for c in checkable},
+            return notes
+        for resolution in self_repair.parse(reply.data, {c.cid for c in asked},
                                             self.document):
             claim = self.ledger.claims[resolution.cid]
-            raising = [ln.text for ln in self.transcript.by_index(set(claim.raised_turns))]
-            result = guard.check(claim.status, claim.predicted_answer, texts, raising, share)
+            result = self._guard_check(claim)
             if not result.closes:
                 notes.append(f"C{claim.cid} kept open ({result.reason})")
                 continue
-            line = recent[result.line] if result.line >= 0 else recent[-1]
-            self.ledger.close(claim.cid, index, "agent" if line.agent else line.speaker)
-            notes.append(f"self-repair closed C{claim.cid}")
+            notes.append(self._close(claim, index, result, "self-repair closed"))
         return notes
+
+    def _guard_check(self, claim: Claim) -> guard.GuardResult:
+        """The guard on the last turns. A turn inside them that the monitor counted as
+        raising the claim again is judged as a fix, not as a raising turn ("Actually, no,
+        it's 2003. Not 2002." names the wrong value only to reject it); the turn that
+        opened the claim always raised it."""
+        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
+        window = {line.index for line in recent}
+        raised = {i for i in claim.raised_turns if i == claim.opened_turn or i not in window}
+        raising = [line.text for line in self.transcript.by_index(raised)]
+        return guard.check(claim.status, claim.predicted_answer,
+                           [line.text for line in recent], raising,
+                           self.settings.ledger.guard_min_token_share)
+
+    def _close(self, claim: Claim, index: int, result: guard.GuardResult, how: str) -> str:
+        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
+        line = recent[result.line] if result.line >= 0 else recent[-1]
+        self.ledger.close(claim.cid, index, "agent" if line.agent else line.speaker)
+        return f"{how} C{claim.cid}"
 
     def _intervene(
         self, index: int, claim: Claim, head: str, latency: dict[str, float], why: str

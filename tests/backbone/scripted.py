@@ -11,7 +11,7 @@ from collections import deque
 from typing import Any
 
 from app.backbone.identity import claim_key, key_overlap
-from app.llm import LLMOutputError, LLMRequest, LLMResponse
+from app.llm import LLMCancelled, LLMOutputError, LLMRequest, LLMResponse
 
 
 class CutOff:
@@ -29,6 +29,7 @@ class ScriptedLLM:
         self.replies: deque[Reply] = deque(replies or [])
         self.requests: list[LLMRequest] = []
         self.warmed: list[str] = []
+        self.cut: list[str] = []  # stages whose reply was cut short by their cancel event
         self.closed = False
 
     def queue(self, *replies: Reply) -> None:
@@ -45,6 +46,9 @@ class ScriptedLLM:
         if on_delta is not None:
             for i in range(0, len(text), 7):
                 on_delta(text[i : i + 7])
+                if request.cancel is not None and request.cancel.is_set():
+                    self.cut.append(request.stage)
+                    raise LLMCancelled(request.stage)  # as the decoder stops
         if isinstance(reply, CutOff):
             raise LLMOutputError("The answer was cut off at the token limit.", raw=text,
                                  stage=request.stage)

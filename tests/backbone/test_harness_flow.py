@@ -156,7 +156,7 @@ def test_self_correction_closes_the_claim_and_stays_silent(document):
         QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [0]}]},
         WRONG,
     ])
-    bb = make(document, llm)
+    bb = make(document, llm, guard_closes_corrections=False)  # the model's path
     assert bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2")).action == "silent"
     assert "backchannel" in bb.on_turn(turn(1, "Okay.", "S1")).reason
     repair = bb.on_turn(turn(2, "Wait, no, sorry: it's Apache's PDFBox library, not Tika.", "S2"))
@@ -164,6 +164,38 @@ def test_self_correction_closes_the_claim_and_stays_silent(document):
     again = bb.on_turn(turn(3, "Hm, I still think it was Tika.", "S1"))
     assert again.action == "silent" and again.reason == "gate: waiting 1/2"
     assert llm.stages() == ["monitor", "monitor", "self_repair", "monitor"]
+
+
+def test_a_repair_the_monitor_flags_again_closes_without_asking_the_model(document):
+    """The repair names the wrong value to reject it, so the monitor reports the claim
+    once more; the guard sees the document's value stated and closes it."""
+    llm = ScriptedLLM([WRONG, WRONG])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
+    repair = bb.on_turn(turn(1, "Actually, no, the paper says Apache's PDFBox library. "
+                                "Not Tika.", "S2"))
+    assert repair.action == "silent" and "the room fixed C1" in repair.reason
+    assert bb.ledger.claims[1].closed_by == "S2"
+    assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_without_the_setting_the_model_must_propose_the_closure(document):
+    llm = ScriptedLLM([WRONG, WRONG, {"resolved": [{"cid": 1, "by": "S2"}]}])
+    bb = make(document, llm, guard_closes_corrections=False)
+    bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
+    repair = bb.on_turn(turn(1, "Actually, no, the paper says Apache's PDFBox library. "
+                                "Not Tika.", "S2"))
+    assert "self-repair closed C1" in repair.reason
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]
+
+
+def test_a_question_with_the_value_is_no_fix_the_guard_closes_alone(document):
+    llm = ScriptedLLM([WRONG, WRONG, {"resolved": []}, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
+    doubt = bb.on_turn(turn(1, "Or was it Apache's PDFBox library? No, Tika.", "S1"))
+    assert doubt.action == "speak"
+    assert llm.stages() == ["monitor", "monitor", "self_repair", "generate"]
 
 
 def test_no_self_repair_call_when_the_value_was_never_said(document):
@@ -194,8 +226,7 @@ def test_no_deference_speaks_on_the_first_actionable_verdict(document):
 
 
 def test_delivered_correction_joins_the_transcript(document):
-    resolved = {"resolved": [{"cid": 1, "by": "Jarvis", "by_sids": [0]}]}
-    llm = ScriptedLLM([WRONG, WRONG, SPEAK, QUIET, resolved])
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK, QUIET])
     bb = make(document, llm)
     bb.on_turn(turn(0, "Apache Tika parses the pages."))
     spoken = bb.on_turn(turn(1, "Tika, yes.")).intervention
@@ -204,7 +235,7 @@ def test_delivered_correction_joins_the_transcript(document):
     decision = bb.on_turn(turn(2, "Oh, okay then."))
     assert llm.requests[-1].user.count("Jarvis: About the pdf parser") == 1
     # The agent's own correction is what resolves the claim.
-    assert "self-repair closed C1" in decision.reason
+    assert "the room fixed C1" in decision.reason
     assert bb.ledger.claims[1].closed_by == "agent"
 
 
@@ -226,6 +257,33 @@ def test_direct_answer_without_citation_abstains_with_the_fixed_text(document):
     iv = make(document, llm).answer_direct(turn(5, "How long does one PDF take?"))
     assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
     assert iv.citations == ()
+
+
+def test_a_direct_reply_is_not_generated_past_the_sentence_limit(document):
+    text = ("It is 37M unique paper nodes. That is after deduplication on metadata. "
+            "The paper nodes are unique. The labeling succeeds for 76% of the documents.")
+    llm = ScriptedLLM([{"quote_sids": [2, 1], "text": text, "action": "answer"}])
+    bb = make(document, llm)
+    bb.settings = dataclasses.replace(
+        bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
+                                                   max_sentences_direct=2))
+    iv = bb.answer_direct(turn(5, "How many paper nodes are left?"), lambda d: None)
+    assert iv.intent == "answer" and "76%" not in iv.text
+    assert llm.cut == ["direct"]
+
+
+def test_a_direct_reply_the_document_does_not_carry_is_cut_and_abstains(document):
+    llm = ScriptedLLM([{"quote_sids": [2], "text": "About a minute per PDF on a laptop. "
+                        + "It depends on the page count. " * 8, "action": "answer"}])
+    iv = make(document, llm).answer_direct(turn(5, "How long does one PDF take?"))
+    assert iv.intent == "abstain" and iv.text == "That isn't covered in the document."
+    assert llm.cut == ["direct"]
+
+
+def test_a_complete_direct_reply_is_not_cut(document):
+    llm = ScriptedLLM([{"quote_sids": [], "text": "", "action": "abstain"}])
+    make(document, llm).answer_direct(turn(5, "How long does one PDF take?"))
+    assert llm.cut == []
 
 
 def test_direct_skip_says_nothing(document):
@@ -263,16 +321,16 @@ def test_screening_skips_the_monitor_only_where_nothing_is_at_stake(document):
 
 
 def test_screening_runs_the_monitor_where_an_open_claim_could_be_resolved(document):
-    llm = ScriptedLLM([WRONG, QUIET, {"resolved": [{"cid": 1, "by": "S2", "by_sids": [0]}]}])
+    llm = ScriptedLLM([WRONG, QUIET])
     bb = make(document, llm, screen_turns=None, count_standing_turns=False)
     bb.on_turn(turn(0, "They run every page through Apache Tika to get tokens."))
     chat = bb.on_turn(turn(1, "Let's grab lunch after this.", "S2"))
     assert chat.reason == Screened.OFF_DOCUMENT  # the wrong claim is open, unresolved
     fix = bb.on_turn(turn(2, "Sorry, it's PDFBox they feed each page to.", "S2"))
-    assert "self-repair closed C1" in fix.reason
+    assert "the room fixed C1" in fix.reason
     answered = bb.on_turn(turn(3, "Anyway, lunch at noon works for everybody.", "S1"))
     assert answered.reason == Screened.OFF_DOCUMENT
-    assert llm.stages() == ["monitor", "monitor", "self_repair"]
+    assert llm.stages() == ["monitor", "monitor"]
 
 
 # A restatement of TEXTS[0] with the name swapped: the name detector proposes PDFBox.
