@@ -166,6 +166,11 @@ class UtteranceSettings:
     # The checks a proactive intervention passes before it is said (all: leaving one out
     # is the ablation of what it buys).
     answer_checks: tuple[AnswerCheck, ...] = tuple(AnswerCheck)
+    # A missing fact whose value was checked in a document sentence (the sentence holds
+    # it verbatim) is said as that sentence's words, with no generation call: seconds
+    # sooner on a CPU, and never a value spliced onto the tail of a clause. Corrections
+    # are written by the model either way. False: the model writes every intervention.
+    quote_checked_values: bool = True
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

@@ -9,7 +9,11 @@ Every conversation runs through the same retrieval and detectors as the harness
   whether it names the evidence sentence;
 - misattribution: no detector proposes one (the monitor judges them alone);
 - resolved_question / unanswerable: any proposal in the window (false alarms);
-- ordinary turns outside every event window: proposals per 100 turns.
+- ordinary turns outside every event window: proposals per 100 turns;
+- the self-repair guard's own verdict (``app.backbone.guard``, the rule that closes a
+  correction without the model): on a self-correction, does it close the claim at the
+  repair turn; on a wrong claim, does it close it on a turn of the window (a correction
+  the agent would then never make)?
 
     python benchmarks/detectors.py [--dev SET] [--documents-from FILE] [--split-sentences]
         [--out FILE]
@@ -35,11 +39,13 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from retrieval_recall import evidence_sids  # noqa: E402
 
+from app.backbone import guard  # noqa: E402
 from app.backbone.context import EvidenceFinder  # noqa: E402
 from app.backbone.detectors import DocumentFacts, Proposal  # noqa: E402
 from app.backbone.proposals import BEFORE_LINES, Proposer  # noqa: E402
 from app.backbone.retrieval import default_search  # noqa: E402
 from app.backbone.transcript import Line  # noqa: E402
+from app.backbone.verdict import Status  # noqa: E402
 from app.document import open_document  # noqa: E402
 from app.embedding import get_embedder  # noqa: E402
 from app.eval.dataset import Event, read_set  # noqa: E402
@@ -92,6 +98,26 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
     return row
 
 
+def guard_closes(event: Event, texts: dict[int, str], window: int, share: float
+                 ) -> bool | None:
+    """Whether the guard alone closes the event's claim (its document value: the first
+    gold value): at the repair turn of a self-correction, on any turn of a wrong claim's
+    window. None for other events."""
+    if event.type not in ("wrong", "self_correction") or not event.gold_values:
+        return None
+    raising = [texts.get(event.onset_turn, "")]
+    if event.type == "self_correction":
+        ends = [event.repair_turn] if event.repair_turn is not None else []
+    else:
+        ends = list(range(event.onset_turn + 1, event.onset_turn + WINDOW + 1))
+    for end in ends:
+        recent = [texts[t] for t in range(event.onset_turn + 1, end + 1) if t in texts]
+        if guard.check(Status.INCORRECT, event.gold_values[0], recent[-window:], raising,
+                       share).shown:
+            return True
+    return False
+
+
 def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
              ) -> tuple[list[dict], dict[str, int]]:
     settings = Settings()
@@ -107,9 +133,13 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
             found = proposals_by_turn(
                 proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns], split)
             events = [e for e in case.events if e.conversation == conversation.name]
+            texts = {t.turn: t.text for t in conversation.turns if not is_backchannel(t.text)}
             for event in events:
-                rows.append(score_event(event, found, evidence_sids(index, event.evidence)
-                                        if event.evidence else set()))
+                row = score_event(event, found, evidence_sids(index, event.evidence)
+                                  if event.evidence else set())
+                closes = guard_closes(event, texts, settings.ledger.guard_window_turns,
+                                      settings.ledger.guard_min_token_share)
+                rows.append(row if closes is None else row | {"guard_closes": closes})
             covered = {t for e in events for t in range(e.onset_turn, e.onset_turn + WINDOW + 1)}
             for turn, hits in found.items():
                 if turn not in covered:
@@ -133,6 +163,10 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
             [r for r in rows if r["type"] == "gap"], "detected"),
         "gap: the evidence sentence first": rate(
             [r for r in rows if r["type"] == "gap"], "first"),
+        "self_correction: the guard closes at the repair": rate(
+            [r for r in rows if r["type"] == "self_correction"], "guard_closes"),
+        "wrong: the guard closes in the window": rate(
+            [r for r in rows if r["type"] == "wrong"], "guard_closes"),
         "resolved/unanswerable: false alarm": rate(
             [r for r in rows if r["type"] in ("resolved_question", "unanswerable")],
             "false_alarm"),
@@ -165,7 +199,9 @@ def main() -> int:
         value = next(v for k, v in stats.items() if k != "n")
         print(f"{name:<42}{stats['n']:>5}{value if value is not None else '-':>8}")
     for row in rows:
-        if row.get("detected") is False or row.get("false_alarm"):
+        missed_repair = row["type"] == "self_correction" and row.get("guard_closes") is False
+        if (row.get("detected") is False or row.get("false_alarm") or missed_repair
+                or (row["type"] == "wrong" and row.get("guard_closes"))):
             print(f"  {row['id']} ({row['type']}): {row}")
     report = {"dev": str(args.dev), "split_sentences": args.split_sentences, "summary": table,
               "events": rows, "seconds": round(time.perf_counter() - started, 1)}

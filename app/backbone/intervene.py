@@ -1,6 +1,7 @@
 """From a claim the gate passed to what the room hears: typed stages over a frozen draft.
 
-already said -> veto -> plan -> generate -> answer checks -> utterance -> near-duplicate.
+already said -> veto -> plan -> quote or generate -> answer checks -> utterance ->
+near-duplicate.
 Each stage returns the next ``Draft`` or a ``Silence``: the reason, and what not speaking
 does to the claim (``Effect``). The stages read the ledger but never change it; the
 harness applies the outcome, so a claim changes in one place.
@@ -17,6 +18,7 @@ from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
 from app.backbone.detectors import Proposal
+from app.backbone.direct import quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
@@ -112,7 +114,7 @@ class Intervener:
     def run(self, index: int, claim: Claim, head: str, latency: dict[str, float]) -> Outcome:
         draft: Outcome = Draft(index, claim, INTENT_OF_STATUS[claim.status], head)
         steps: list[Callable[[Draft], Outcome]] = [
-            self.not_said_yet, self.not_vetoed, self.planned,
+            self.not_said_yet, self.not_vetoed, self.planned, self.quoted,
             lambda d: self.generated(d, latency), *(c.check for c in self.checks),
             self.not_said_yet, self.utterance, self.not_repeated,
         ]
@@ -162,7 +164,24 @@ class Intervener:
         return dataclasses.replace(draft, sids=tuple(sids), asked=asked, checked=checked,
                                    raised=tuple(raised), ranked=tuple(ranked))
 
+    def quoted(self, draft: Draft) -> Outcome:
+        """A missing fact whose value was checked is said as the words of the sentence
+        that holds it, without the model. (A correction is still written by the model: it
+        names the speaker's value to set it aside, which no document sentence does.)"""
+        if not (self.settings.utterance.quote_checked_values and draft.checked
+                and draft.intent == Intent.MISSING):
+            return draft
+        value = draft.claim.predicted_answer
+        pool = draft.sids[:1] if draft.asked is not None else draft.sids
+        sid = next((s for s in pool if holds_value(self.document, s, value)), None)
+        if sid is None:
+            return draft
+        quote = quoted(self.document, [sid])
+        return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+
     def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
+        if draft.made is not None:
+            return draft  # quoted
         claim, sids, asked = draft.claim, draft.sids, draft.asked
         user = draft.head + self.sentence_block(sids)
         user += prompts.generate_task(draft.intent, claim.text, claim.evidence, sids,

@@ -130,6 +130,8 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
     "direct-value": _utterance(direct_value_check=False),
+    "quote-values": _utterance(quote_checked_values=False),
+    "guard-closes": _ledger(guard_closes_corrections=False),
 }
 
 

@@ -190,12 +190,12 @@ def test_without_the_setting_the_model_must_propose_the_closure(document):
 
 
 def test_a_question_with_the_value_is_no_fix_the_guard_closes_alone(document):
-    llm = ScriptedLLM([WRONG, WRONG, {"resolved": []}, SPEAK])
+    llm = ScriptedLLM([WRONG, WRONG, {"resolved": []}])
     bb = make(document, llm)
     bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
     doubt = bb.on_turn(turn(1, "Or was it Apache's PDFBox library? No, Tika.", "S1"))
     assert doubt.action == "speak"
-    assert llm.stages() == ["monitor", "monitor", "self_repair", "generate"]
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
 def test_no_self_repair_call_when_the_value_was_never_said(document):
@@ -210,12 +210,12 @@ def test_no_self_repair_call_when_the_value_was_never_said(document):
 
 def test_model_resolution_the_guard_rejects_keeps_the_claim_open(document):
     resolved = {"resolved": [{"cid": 1, "by": "S2"}]}
-    llm = ScriptedLLM([WRONG, WRONG, resolved, SPEAK])
+    llm = ScriptedLLM([WRONG, WRONG, resolved])
     bb = make(document, llm)
     bb.on_turn(turn(0, "They run every page through Apache Tika."))
     decision = bb.on_turn(turn(1, "Was it Apache's PDFBox library? I think it's Tika."))
-    assert decision.action == "speak"
-    assert llm.stages() == ["monitor", "monitor", "self_repair", "generate"]
+    assert decision.action == "speak"  # the checked value, quoted: no generate call
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
 def test_no_deference_speaks_on_the_first_actionable_verdict(document):
@@ -556,14 +556,17 @@ def test_a_gap_whose_generation_abstained_is_tried_once_more_next_turn(document)
 
 
 def _gap_generation(document, generated: dict, guess: str = "about 40 million",
-                    guess_sids: tuple[int, ...] = ()):
+                    guess_sids: tuple[int, ...] = (), quote: bool = True):
     """The question, a reply that leaves it open (the detector finds S2), the monitor's
     guessed value and this generation reply; returns the reply turn's decision and the
-    generate request."""
+    last request (the generate request, unless the answer was quoted)."""
     verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": guess,
                "answer_sids": list(guess_sids)}
     llm = ScriptedLLM([UNNAMED, verdict, generated])
     bb = make(document, llm)
+    bb.intervener.settings = bb.settings = dataclasses.replace(
+        bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
+                                                   quote_checked_values=quote))
     bb.on_turn(turn(10, NODES_Q))
     decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
     return decision, llm.requests[-1]
@@ -613,9 +616,23 @@ def test_a_checked_value_that_is_not_the_count_asked_for_gives_the_whole_sentenc
     # The monitor's value is in the answer sentence, but it is not how many nodes.
     reply = {**SPEAK_GAP, "text": "The document says deduplication is on metadata."}
     decision, request = _gap_generation(document, reply, guess="Deduplication on metadata",
-                                        guess_sids=(2,))
+                                        guess_sids=(2,), quote=False)
     assert "document value: Deduplication on metadata" in request.user
     assert decision.action == "speak" and "37M unique paper nodes" in decision.intervention.text
+
+
+def test_a_checked_value_is_said_as_the_answer_sentence_without_the_model(document):
+    decision, request = _gap_generation(document, SPEAK_GAP, guess="37M unique paper nodes",
+                                        guess_sids=(2,))
+    assert request.stage == "monitor"  # no generate call
+    assert decision.action == "speak"
+    assert decision.intervention.text.startswith(f"The document says: {TEXTS[2]} You'll find")
+    assert [c.sid for c in decision.intervention.citations] == [2]
+
+
+def test_an_unchecked_guess_is_still_written_by_the_model(document):
+    decision, request = _gap_generation(document, SPEAK_GAP)  # "about 40 million"
+    assert request.stage == "generate" and decision.action == "speak"
 
 
 def test_a_direct_question_lists_only_the_sentences_its_context_lines_lack(document):
