@@ -115,6 +115,7 @@ class LedgerSettings:
     near_duplicate_cosine: float = 0.5
     near_duplicate_window: int = 10
     transcript_window: int = 10
+    direct_context_turns: int = 8
     guard_window_turns: int = 3
     guard_min_token_share: float = 0.6
     # False reproduces the paper's ablation: no gate, no self-repair, speak when actionable.

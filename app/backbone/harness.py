@@ -278,9 +278,7 @@ class Backbone:
         index = self._index(question)
         self._generation += 1
         generation, seq = self._generation, itertools.count()
-        # The window every other call reads: its text is already in the model's cache, so
-        # only the question's sentences and the task are new tokens.
-        context = self.transcript.recent()
+        context = self.transcript.recent(self.settings.ledger.direct_context_turns)
         previous = context[-1].text if context else ""
         self.transcript.append(index, question.speaker, question.text)
         candidates = self.proposer.for_question(index, question.text, previous)

@@ -646,17 +646,3 @@ def test_a_direct_question_lists_only_the_sentences_its_context_lines_lack(docum
     assert direct.count("  [S2] ") == 1  # under turn 0, where the monitor call showed it
     assert direct.index("  [S2] ") < direct.index("TASK direct")
     assert direct.startswith(monitor.split("TASK")[0])  # the cached text, as it was
-
-
-def test_a_direct_question_reads_the_window_the_monitor_left_in_the_cache(document):
-    """More lines than the window holds: the direct prompt starts with the monitor's whole
-    window, not a shorter tail of it, so none of it is read again."""
-    llm = ScriptedLLM([QUIET] * 14 + [{"quote_sids": [], "text": "", "action": "abstain"}])
-    bb = make(document, llm)
-    for i in range(14):
-        bb.on_turn(turn(i, f"Point {i} about the pages and the training corpus.", f"S{i % 3}"))
-    bb.answer_direct(turn(14, "Jarvis, how many unique paper nodes are left after dedup?"))
-    monitor, direct = llm.requests[-2].user, llm.requests[-1].user
-    head = monitor.split("[Turn 13]")[0]
-    assert "[Turn 4]" in head and "[Turn 3]" not in head
-    assert direct.startswith(head)
