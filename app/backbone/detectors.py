@@ -234,9 +234,6 @@ def open_question(
     best = _answer_sentence(asked, pool, facts)
     if best is None or _answers(utterance, asked, best.text, reports_failed_recall(utterance)):
         return []
-    question, own = _asker_went_on(asked)
-    if own and _answers(own, question, best.text, reports_failed_recall(own)):
-        return []  # the asker answered it themself
     # The model gets the best guess and the question's next hits to answer from.
     sids = tuple(dict.fromkeys([best.sid, *(s.sid for s in pool[:3])]))[:3]
     return [Proposal(
@@ -244,14 +241,6 @@ def open_question(
         key=question_key(asked),
         note=f"the question was left unanswered; [S{best.sid}] may answer it",
     )]
-
-
-def _asker_went_on(asked: str) -> tuple[str, str]:
-    """The asking utterance as its questions (through the last one) and what the asker
-    said after them: a clarification ("the totals, I mean") or their own answer."""
-    parts = sentences(asked)
-    last = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
-    return " ".join(parts[:last + 1]), " ".join(parts[last + 1:])
 
 
 def _leaves_open(reply: str, asked: str) -> bool:

@@ -66,25 +66,23 @@ class Proposer:
         """Sentences retrieved for the latest question among the utterances before (what
         a reply like "I don't remember" leaves open), its pieces' in order."""
         for utterance in reversed(said):
-            if not utterance[0].agent and asks_about_document(utterance[0].text):
+            if not utterance[0].agent and asks_about_document(utterance[-1].text):
                 return list(dict.fromkeys(s for ln in utterance
                                           for s in self.turn_sids.get(ln.index, [])))
         return []
 
 
 def utterances(lines: Sequence[Line]) -> list[list[Line]]:
-    """``lines`` as the utterances a reply answers: a speaker's line that asks something,
-    with the lines they go on with, is one question (a live room's endpointing cuts a
-    speaker at their pauses: "How many were infected?" / "Do they give a number?" / "The
-    totals, I mean."), at most ``RUN_LINES`` of them; every other line is one utterance.
-    Whether the asker's own later lines answer their question is the open-question
-    detector's to judge."""
+    """``lines`` as the utterances a reply answers: one speaker's consecutive lines that
+    each ask something are one question (a live room's endpointing cuts a speaker at their
+    pauses: "How many were infected?" / "Do they give a number?"), at most ``RUN_LINES``
+    of them; every other line is one utterance."""
     out: list[list[Line]] = []
     for line in lines:
         last = out[-1] if out else None
         if (last is not None and len(last) < RUN_LINES and last[-1].speaker == line.speaker
                 and not line.agent and not last[-1].agent
-                and asks_about_document(last[0].text)):
+                and asks_about_document(last[-1].text) and asks_about_document(line.text)):
             last.append(line)
         else:
             out.append([line])
