@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
-from app.backbone.detectors import Proposal
+from app.backbone.detectors import Proposal, same_matter
 from app.backbone.direct import quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
@@ -166,15 +166,17 @@ class Intervener:
 
     def quoted(self, draft: Draft) -> Outcome:
         """A missing fact whose value was checked is said as the words of the sentence
-        that holds it, without the model. (A correction is still written by the model: it
-        names the speaker's value to set it aside, which no document sentence does.)"""
+        that holds it, without the model, where that sentence is about what was asked
+        (``same_matter``); else the model writes it, and text it cannot ground is not
+        said. (A correction is always written by the model: it names the speaker's value
+        to set it aside, which no document sentence does.)"""
         if not (self.settings.utterance.quote_checked_values and draft.checked
                 and draft.intent == Intent.MISSING):
             return draft
         value = draft.claim.predicted_answer
         pool = draft.sids[:1] if draft.asked is not None else draft.sids
         sid = next((s for s in pool if holds_value(self.document, s, value)), None)
-        if sid is None:
+        if sid is None or not same_matter(draft.claim.text, self.document.get(sid).text):
             return draft
         quote = quoted(self.document, [sid])
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))

@@ -630,6 +630,16 @@ def test_a_checked_value_is_said_as_the_answer_sentence_without_the_model(docume
     assert [c.sid for c in decision.intervention.citations] == [2]
 
 
+def test_a_checked_value_in_a_sentence_about_something_else_is_written_by_the_model(document):
+    """The value sits in the sentence, but the sentence shares no words with the question:
+    the model writes the answer, and its checks decide whether it is said."""
+    llm = ScriptedLLM([{"status": "missing_info", "claim": "how the pages are split",
+                        "predicted_answer": "37M", "answer_sids": [2]}, SPEAK])
+    bb = make(document, llm, patience=Patience.ENTHUSIASTIC)
+    bb.on_turn(turn(0, "How do they split the pages of each PDF?"))
+    assert llm.stages() == ["monitor", "generate"]
+
+
 def test_an_unchecked_guess_is_still_written_by_the_model(document):
     decision, request = _gap_generation(document, SPEAK_GAP)  # "about 40 million"
     assert request.stage == "generate" and decision.action == "speak"

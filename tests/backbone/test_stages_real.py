@@ -21,13 +21,20 @@ SCHEMAS = {"monitor": schemas.MONITOR, "self_repair": schemas.SELF_REPAIR,
 
 
 class Recording:
-    """Passes every call through to the real backend and keeps the replies."""
+    """Passes every call through to the real backend and keeps the replies (None for one
+    cut short by its cancel event: a direct answer stops once nothing more can be said)."""
 
     def __init__(self, backend):
         self.backend, self.replies = backend, []
 
     def complete(self, request, on_delta=None):
-        response = self.backend.complete(request, on_delta)
+        from app.llm import LLMCancelled
+
+        try:
+            response = self.backend.complete(request, on_delta)
+        except LLMCancelled:
+            self.replies.append((request.stage, None))
+            raise
         self.replies.append((request.stage, response.data))
         return response
 
@@ -61,8 +68,10 @@ def make(document, backend, mode):
     from app.backbone import Backbone
     from app.backbone.retrieval import lexical_search
 
+    # The model proposes every closure here, so its self-repair reply is checked too.
     settings = Settings(llm=LLMSettings(context_mode=mode, context_tokens=4096),
-                        ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC))
+                        ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC,
+                                              guard_closes_corrections=False))
     llm = Recording(backend)
     bb = Backbone(document, llm, settings, search=lexical_search(document))
     return bb, llm
@@ -91,7 +100,8 @@ def test_four_stages_give_schema_valid_grounded_output(document, backend):
     stages = [stage for stage, _ in llm.replies]
     assert set(stages) == set(SCHEMAS), stages  # monitor, generate, self_repair, direct
     for stage, data in llm.replies:
-        jsonschema.validate(data, SCHEMAS[stage])
+        if data is not None:
+            jsonschema.validate(data, SCHEMAS[stage])
     assert all(d.reason for d in decisions)
     spoken = [d.intervention for d in decisions if d.intervention is not None]
     for intervention in [*spoken, answer]:
@@ -107,7 +117,8 @@ def test_full_mode_monitor_and_direct_answer_over_the_whole_document(document, b
     answer = bb.answer_direct(Turn("Alex", "How long did the pilot run?", 4.0, 6.0, True, 1))
     assert decision.reason
     for stage, data in llm.replies:
-        jsonschema.validate(data, SCHEMAS[stage])
+        if data is not None:
+            jsonschema.validate(data, SCHEMAS[stage])
     assert_resolvable(document, answer)
     check_direct(bb, answer)
 
