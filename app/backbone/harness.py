@@ -487,14 +487,15 @@ class Backbone:
         """Close the claims the last turns fixed: a correction the guard alone confirms
         (when the setting allows), then those the model says the group fixed and the guard
         agrees with."""
+        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
         notes: list[str] = []
-        asked = []
+        asked: list[Claim] = []
         for claim in checkable:
             if self.settings.ledger.guard_closes_corrections and (
                     INTENT_OF_STATUS.get(claim.status) in CONTRADICTING):
-                result = self._guard_check(claim)
+                result = self._guard_check(claim, recent)
                 if result.shown:
-                    notes.append(self._close(claim, index, result, "the room fixed"))
+                    notes.append(self._close(claim, index, recent[result.line], "the room fixed"))
                     continue
             asked.append(claim)
         if not asked:
@@ -509,19 +510,19 @@ class Backbone:
         for resolution in self_repair.parse(reply.data, {c.cid for c in asked},
                                             self.document):
             claim = self.ledger.claims[resolution.cid]
-            result = self._guard_check(claim)
+            result = self._guard_check(claim, recent)
             if not result.closes:
                 notes.append(f"C{claim.cid} kept open ({result.reason})")
                 continue
-            notes.append(self._close(claim, index, result, "self-repair closed"))
+            line = recent[result.line] if result.line >= 0 else recent[-1]
+            notes.append(self._close(claim, index, line, "self-repair closed"))
         return notes
 
-    def _guard_check(self, claim: Claim) -> guard.GuardResult:
-        """The guard on the last turns. A turn inside them that the monitor counted as
+    def _guard_check(self, claim: Claim, recent: Sequence[Line]) -> guard.GuardResult:
+        """The guard on the last turns (``recent``). A turn inside them that the monitor counted as
         raising the claim again is judged as a fix, not as a raising turn ("Actually, no,
         it's 2003. Not 2002." names the wrong value only to reject it); the turn that
         opened the claim always raised it."""
-        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
         window = {line.index for line in recent}
         raised = {i for i in claim.raised_turns if i == claim.opened_turn or i not in window}
         raising = [line.text for line in self.transcript.by_index(raised)]
@@ -529,9 +530,8 @@ class Backbone:
                            [line.text for line in recent], raising,
                            self.settings.ledger.guard_min_token_share)
 
-    def _close(self, claim: Claim, index: int, result: guard.GuardResult, how: str) -> str:
-        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
-        line = recent[result.line] if result.line >= 0 else recent[-1]
+    def _close(self, claim: Claim, index: int, line: Line, how: str) -> str:
+        """Close ``claim`` as fixed by whoever said ``line``."""
         self.ledger.close(claim.cid, index, "agent" if line.agent else line.speaker)
         return f"{how} C{claim.cid}"
 
