@@ -172,6 +172,11 @@ class UtteranceSettings:
     # sooner on a CPU, and never a value spliced onto the tail of a clause. Corrections
     # are written by the model either way. False: the model writes every intervention.
     quote_checked_values: bool = True
+    # A direct question that asks for a date, a share or a quantity is answered at once
+    # with the words of the sentence that gives it (``detectors.answer_sentence``), with no
+    # generation call, when that sentence holds at least this share of the question's
+    # content words (0-1); else the model answers. 0: the model answers every question.
+    quote_direct_coverage: float = 0.67
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

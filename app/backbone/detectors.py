@@ -126,6 +126,13 @@ def _plain_shared(a: str, b: str) -> set[str]:
     return {t for t in _shared(a, b) if not t[0].isdigit()}
 
 
+def coverage(question: str, sentence: str) -> float:
+    """The share of the question's content words the sentence holds (0-1): a sentence
+    that answers "how many surface proteins are on the virus?" names the proteins."""
+    asked = _roots(question)
+    return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
+
+
 def same_matter(utterance: str, sentence: str, besides: str = "") -> bool:
     """The sentence talks about what the utterance does: they share content words other
     than numbers (and other than the words of ``besides``, the value being checked)."""
@@ -231,7 +238,7 @@ def open_question(
     pool = list(asked_candidates) or list(candidates)
     if not asked or not pool or not _leaves_open(utterance, asked):
         return []
-    best = _answer_sentence(asked, pool, facts)
+    best = answer_sentence(asked, pool, facts)
     if best is None or _answers(utterance, asked, best.text, reports_failed_recall(utterance)):
         return []
     # The model gets the best guess and the question's next hits to answer from.
@@ -261,7 +268,7 @@ def _pending_question(previous: Sequence[str]) -> str:
     return ""
 
 
-def _answer_sentence(
+def answer_sentence(
     asked: str, pool: Sequence[SentenceLike], facts: DocumentFacts
 ) -> SentenceLike | None:
     """The first retrieved sentence about the question (for "how many" questions, one

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.citations import valid_sids
+from app.backbone.detectors import DocumentFacts, answer_sentence, coverage
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
@@ -189,6 +190,23 @@ def echoes(sentence: str, question: str) -> bool:
     asked = set(content_tokens(question))
     said = set(content_tokens(sentence))
     return bool(asked) and contains_question(sentence) and said <= asked
+
+
+def value_quote(document: Any, question: str, candidates: Sequence[int], facts: DocumentFacts,
+                min_coverage: float) -> DirectAnswer | None:
+    """The answer to a question asking for a date, a share or a quantity, said as the
+    words of the retrieved sentence that gives it, where that sentence is plainly about
+    the question (it holds ``min_coverage`` of its content words); None otherwise (the
+    model answers). No model call: the answer is ready as soon as the question is."""
+    asked = asked_for(question)
+    if min_coverage <= 0 or asked is Asked.ANY:
+        return None
+    pool = [s for s in (document.get(sid) for sid in candidates) if s is not None]
+    best = answer_sentence(question, pool, facts)
+    if best is None or not gives(best.text, asked) or coverage(question, best.text) < min_coverage:
+        return None
+    quote = quoted(document, [best.sid])
+    return DirectAnswer("answer", quote.text, quote.sids)
 
 
 def quoted(document: Any, sids: Sequence[int]) -> Checked:

@@ -9,7 +9,7 @@ import functools
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -282,6 +282,33 @@ class Backbone:
         previous = context[-1].text if context else ""
         self.transcript.append(index, question.speaker, question.text)
         candidates = self.proposer.for_question(index, question.text, previous)
+        answer = direct_stage.value_quote(
+            self.document, without_address(question.text), candidates, self.proposer.facts,
+            self.settings.utterance.quote_direct_coverage)
+        if answer is None:
+            answer = self._answer_by_model(question, context, candidates, generation, seq,
+                                           on_delta)
+        elif on_delta is not None:  # said at once, as one checked sentence
+            on_delta(AnswerDelta(generation, next(seq), answer.text, checked=True,
+                                 citations=citations(self.document, answer.sids, self._lower)))
+        cites = citations(self.document, answer.sids, self._lower)
+        text = answer.text
+        if answer.action == "answer":
+            text = assemble("", answer.text, cites[0] if cites else None,
+                            self.settings.utterance.style, preface=False)
+        if on_delta is not None:
+            on_delta(AnswerDelta(generation, next(seq), "", final=True, citations=cites))
+        return Intervention(
+            id=f"d{next(self._ids)}", kind=InterventionKind.DIRECT, text=text,
+            claim=question.text, intent=answer.action, citations=cites,
+            decided_turn=index, generation=generation, values=spoken_values(answer.text),
+        )
+
+    def _answer_by_model(
+        self, question: Turn, context: Sequence[Line], candidates: Sequence[int],
+        generation: int, seq: Iterator[int], on_delta: Callable[[AnswerDelta], None] | None,
+    ) -> direct_stage.DirectAnswer:
+        """The model's answer, its checked sentences streamed to ``on_delta`` as they come."""
         user = self._conversation(context) + self._direct_sentences(context, candidates)
         user += prompts.direct_task(question.text, candidates,
                                     self.settings.utterance.max_sentences_direct)
@@ -310,18 +337,7 @@ class Backbone:
         answer = checked.answer(reply.data)
         if answer.action == "abstain":
             answer = self._confirmed(question.text) or answer
-        cites = citations(self.document, answer.sids, self._lower)
-        text = answer.text
-        if answer.action == "answer":
-            text = assemble("", answer.text, cites[0] if cites else None,
-                            self.settings.utterance.style, preface=False)
-        if on_delta is not None:
-            on_delta(AnswerDelta(generation, next(seq), "", final=True, citations=cites))
-        return Intervention(
-            id=f"d{next(self._ids)}", kind=InterventionKind.DIRECT, text=text,
-            claim=question.text, intent=answer.action, citations=cites,
-            decided_turn=index, generation=generation, values=spoken_values(answer.text),
-        )
+        return answer
 
     def _confirmed(self, question: str) -> direct_stage.DirectAnswer | None:
         """A question that states what the document states ("it has 1,260 pupils,

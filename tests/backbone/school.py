@@ -9,7 +9,7 @@ from typing import Any
 from app.backbone.harness import Backbone
 from app.backbone.retrieval import lexical_search
 from app.document import DocumentIndex, Sentence
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings, UtteranceSettings
 from tests.backbone.scripted import ScriptedLLM, WordOverlap
 
 TEXTS = [
@@ -29,10 +29,14 @@ def school() -> DocumentIndex:
     return DocumentIndex(Path("report.pdf"), "0" * 64, "School report", 4, sentences)
 
 
-def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None, **ledger: Any
-             ) -> Backbone:
+def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None,
+             quote_direct: bool = False, **ledger: Any) -> Backbone:
+    """``quote_direct``: a value question may be answered with a document sentence, no
+    model call (off here: these tests are about the model's answers)."""
     ledger.setdefault("screen_turns", False)
-    settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
+    utterance = UtteranceSettings(
+        quote_direct_coverage=UtteranceSettings.quote_direct_coverage if quote_direct else 0.0)
+    settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     document = document or school()
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))

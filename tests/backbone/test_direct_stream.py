@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from app.backbone.direct import CheckedAnswer, instructs_listeners
+from app.backbone.detectors import DocumentFacts, coverage
+from app.backbone.direct import CheckedAnswer, DirectAnswer, instructs_listeners, value_quote
 from app.events import AnswerDelta, Intervention, Turn
 from app.settings import UtteranceSettings
 from tests.backbone.school import ABSTAIN, ALARM, PUPILS, TEXTS, backbone, reply, school
@@ -196,3 +197,66 @@ def test_without_the_value_check_any_checked_sentence_answers():
     answer = CheckedAnswer(school(), settings, candidates=[1], question=BOOKS)
     released = answer.feed(json.dumps(reply("The new library opened in 2021.", [1])))
     assert [c.text for c in released] == ["The new library opened in 2021."]
+
+
+def quoted_answer(question: str, llm: ScriptedLLM) -> tuple[list[AnswerDelta], Intervention]:
+    deltas: list[AnswerDelta] = []
+    iv = backbone(llm, quote_direct=True).answer_direct(
+        Turn("A", question, 1.0, 3.0, direct=True, index=0), deltas.append)
+    return deltas, iv
+
+
+def test_a_value_question_is_answered_with_the_documents_sentence_and_no_model_call():
+    llm = ScriptedLLM([])  # any model call fails the test
+    deltas, iv = quoted_answer(PUPILS, llm)
+    quote = f"The document says: {TEXTS[0]}"
+    assert llm.requests == []
+    assert said(deltas) == [quote] and len(deltas) == 2  # one checked sentence, then final
+    assert deltas[0].citations[0].sid == 0 and deltas[-1].citations[0].sid == 0
+    assert iv.intent == "answer" and iv.text.startswith(quote + " You'll find this on page 1")
+
+
+def test_a_when_question_is_quoted_from_the_sentence_with_the_date():
+    llm = ScriptedLLM([])
+    deltas, iv = quoted_answer("Jarvis, when was the new library opened?", llm)
+    assert llm.requests == [] and said(deltas) == [f"The document says: {TEXTS[1]}"]
+    assert [c.sid for c in iv.citations] == [1]
+
+
+@pytest.mark.parametrize("question", [
+    ALARM,  # asks for no value
+    "Jarvis, how many pupils in the school have a bus pass?",  # the sentence lacks "bus pass"
+])
+def test_other_questions_are_answered_by_the_model(question):
+    llm = ScriptedLLM([reply("Northfield School has 1,260 pupils.", [0])])
+    quoted_answer(question, llm)
+    assert [r.stage for r in llm.requests] == ["direct"]
+
+
+def test_without_the_quote_the_model_answers_a_value_question():
+    llm = ScriptedLLM([reply("Northfield School has 1,260 pupils.", [0])])
+    backbone(llm, quote_direct=False).answer_direct(
+        Turn("A", PUPILS, 1.0, 3.0, direct=True, index=0))
+    assert [r.stage for r in llm.requests] == ["direct"]
+
+
+@pytest.mark.parametrize(("question", "sentence", "share"), [
+    ("how many pupils does the school have?", TEXTS[0], 1.0),
+    ("how many pupils have a bus pass?", TEXTS[0], 1 / 3),
+    ("when was the library opened?", TEXTS[1], 1.0),
+    ("when was the library opened?", TEXTS[3], 0.0),
+    ("and?", TEXTS[0], 0.0),  # no content words asked
+])
+def test_coverage_is_the_share_of_the_questions_content_words(question, sentence, share):
+    assert coverage(question, sentence) == pytest.approx(share)
+
+
+def test_value_quote_needs_a_sentence_that_gives_the_value_asked_for():
+    doc = school()
+    facts = DocumentFacts(doc.sentences)
+    pupils = "how many pupils does the school have?"
+    assert value_quote(doc, pupils, [0, 1], facts, 0.67) == DirectAnswer(
+        "answer", f"The document says: {TEXTS[0]}", (0,))
+    assert value_quote(doc, pupils, [3], facts, 0.67) is None  # lunch: no count of pupils
+    assert value_quote(doc, pupils, [0], facts, 0.0) is None  # switched off
+    assert value_quote(doc, "what is served in the main hall?", [3], facts, 0.67) is None

@@ -11,7 +11,14 @@ from app.backbone.harness import Backbone, Screened
 from app.backbone.retrieval import lexical_search
 from app.document import DocumentIndex, Sentence
 from app.events import InterventionKind, PlaybackReceipt, Turn
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Patience, Settings
+from app.settings import (
+    ContextMode,
+    LedgerSettings,
+    LLMSettings,
+    Patience,
+    Settings,
+    UtteranceSettings,
+)
 from tests.backbone.scripted import ScriptedLLM, WordOverlap, malformed
 
 TEXTS = [
@@ -34,9 +41,13 @@ def document() -> DocumentIndex:
     return paper()
 
 
-def make(document, llm, mode=ContextMode.FOCUSED, **ledger) -> Backbone:
+def make(document, llm, mode=ContextMode.FOCUSED, quote_direct=False, **ledger) -> Backbone:
+    """``quote_direct``: a value question may be answered with a document sentence, no
+    model call (off unless a test asks: most direct tests are about the model's answer)."""
     ledger.setdefault("screen_turns", False)
-    settings = Settings(llm=LLMSettings(context_mode=mode),
+    utterance = UtteranceSettings(
+        quote_direct_coverage=UtteranceSettings.quote_direct_coverage if quote_direct else 0.0)
+    settings = Settings(llm=LLMSettings(context_mode=mode), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 

@@ -21,7 +21,7 @@ from app.document import DocumentIndex, Sentence
 from app.events import AnswerDelta, Decision, Intervention, InterventionKind, Turn
 from app.llm import LLMCancelled, LLMRequest, LLMResponse
 from app.pipeline.backbone_worker import BackboneWorker
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings, UtteranceSettings
 from tests.backbone.scripted import ScriptedLLM, WordOverlap, malformed
 
 TEXTS = [
@@ -112,7 +112,9 @@ def document() -> DocumentIndex:
 
 def make(document: DocumentIndex, llm: Any, **ledger: Any) -> Backbone:
     ledger.setdefault("screen_turns", False)
+    # The model answers every direct question: these tests schedule its calls.
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
+                        utterance=UtteranceSettings(quote_direct_coverage=0.0),
                         ledger=LedgerSettings(**ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
