@@ -217,6 +217,10 @@ class FloorSettings:
     continuation_within: float = 4.5
     continuation_cap: float = 30.0
     speculative_after: float = 0.5
+    # A direct question goes first: from the question until its answer has been said, a
+    # proactive intervention does not start, for at most this many seconds after the
+    # question ended (an answer that never comes does not hold it back for good).
+    direct_first_wait: float = 30.0
     glyph_listening_timeout: float = 30.0
     glyph_thinking_timeout: float = 15.0
     glyph_debounce: float = 0.25

@@ -382,6 +382,16 @@ class FloorFSM:
                 and s.direct and s.intervention.generation == a.generation]
         return a.waiting or bool(mine)
 
+    def _answer_pending(self, now: float) -> bool:
+        """A direct question is asked and its answer not yet all said (nor given up on)."""
+        q = self.direct.question
+        if q is None or (q.closed and not q.requested):
+            return False
+        if q.requested and q.generation in self.answered:
+            a = self.answer
+            return a is not None and a.generation == q.generation
+        return not reached(now, q.last_end, self.settings.direct_first_wait)
+
     def _between(self, slot: Slot) -> bool:
         """Another intervention would fall between sentences of the answer being said."""
         a = self.answer
@@ -642,7 +652,8 @@ class FloorFSM:
         if self.permission_at is not None and reached(now, self.permission_at, s.permission_wait):
             self._permitted(now)
         if self.queued is not None and self.playing is None and self._opening(now):
-            if not self.paused and self.permission_at is None and not self._between(self.queued):
+            if (not self.paused and self.permission_at is None and not self._between(self.queued)
+                    and not (self._answer_pending(now) and not self.queued.direct)):
                 slot, self.queued = self.queued, None
                 self._play(slot, now)
         self._show(now)

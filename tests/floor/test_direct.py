@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.events import VadEvent, VadKind
-from tests.floor.script import answer, delta, receipt, run, ticks, turn, wake
+from tests.floor.script import answer, delta, iv, receipt, room, run, ticks, turn, wake
 
 Q = "Hey Jarvis, what sample size did they use?"
 HEARD = [(1.1, ("earcon", "wake")), (1.1, ("state", "listening"))]
@@ -248,8 +248,6 @@ def test_unchecked_deltas_are_never_played() -> None:
 
 
 def test_answer_waits_for_the_current_playback() -> None:
-    from tests.floor.script import iv
-
     steps = BASE + [
         (3.5, "iv", iv("p1")),
         (3.6, "grant", None),
@@ -262,4 +260,29 @@ def test_answer_waits_for_the_current_playback() -> None:
         (4.0, ("play", "p1", iv().text, 0)),
         (6.0, ("delivered", "p1", True, 2.0)),
         (6.0, ("play", "a1", "They used 120 patients.", 0)),
+    ]
+
+
+def waiting_remark(answered_at: float | None, until: float) -> list:
+    """A proactive remark queued before a direct question, in a room silent after it."""
+    steps = room(0, until, speech=[(0, 3), (4, 6)]) + [
+        (1.0, "iv", iv()), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0))]
+    if answered_at is not None:
+        steps += [(answered_at, "iv", answer(1)), receipt(answered_at + 2, "a1", "finished", 2.0)]
+    return run(steps).of("request", "play", "delivered")
+
+
+def test_a_queued_remark_waits_until_the_direct_answer_is_said() -> None:
+    assert waiting_remark(15.0, 30) == [
+        (6.5, ("request", Q, "A", 1)),
+        (15.0, ("play", "a1", "They used 120 patients.", 0)),
+        (17.0, ("delivered", "a1", True, 2.0)),
+        (19.0, ("play", "p1", iv().text, 0)),  # the usual 2 s after the agent's own voice
+    ]
+
+
+def test_an_answer_that_never_comes_holds_a_remark_back_for_30_s_at_most() -> None:
+    assert waiting_remark(None, 40) == [
+        (6.5, ("request", Q, "A", 1)),
+        (36.0, ("play", "p1", iv().text, 0)),
     ]
