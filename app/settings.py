@@ -264,6 +264,11 @@ class SpeechSettings:
     # raw microphone is what the VAD and the turns get whenever the agent has been silent
     # for the echo tail (AEC3's output loses quiet speech even with nothing to cancel).
     echo_bypass_idle: bool = True
+    # While the agent plays, a turn's audio on frames the double-talk detector calls a
+    # participant's is the detector's linear echo residual, not AEC3's output, whose
+    # suppressor removes much of a participant who talks over the agent
+    # (``benchmarks/overlap_transcript.py``). False: AEC3's output throughout.
+    overlap_turn_residual: bool = True
     sustained_speech: float = 0.5
     sustained_hangover: float = 0.5
     short_silence: float = 0.5

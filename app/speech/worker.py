@@ -301,6 +301,7 @@ class SpeechWorker:
         self_voice = recent = False
         near: float | None = None
         heard = frame  # the signal the VAD judges
+        said: np.ndarray | None = None  # the turn's audio where it is not ``frame``
         if self.reference is not None and self.reference.ever_played:
             origin = self.clock_origin
             if origin is None:
@@ -324,6 +325,8 @@ class SpeechWorker:
                 # plays, voicing comes from the double-talk detector instead.
                 near = self._near_end(raw, ref, dur)
                 heard = self._near_end.detector.residual
+                if near > 0.0 and self.settings.overlap_turn_residual:
+                    said = heard  # the participant's words, as the turn hears them
         self._keep_audio(frame, sample)
         prob = self.vad(frame)
         if near is not None:
@@ -341,7 +344,7 @@ class SpeechWorker:
             for transcript in self._overlap.update(heard, t0 + dur, events, recent, voiced):
                 self._emit(transcript)
         self._feed_wake(frame, sample)
-        self._collect(frame, voiced, dur)
+        self._collect(frame if said is None else said, voiced, dur)
         self._steps(self.tracker.update(t0, t0 + dur, voiced, self.work_clock.now()))
         self._maybe_partial(t0 + dur)
         if self._turn is not None and t0 + dur - self._turn.start >= self.tuning.max_turn:

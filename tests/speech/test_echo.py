@@ -86,53 +86,78 @@ AGENT_WORDS = {
 }
 
 
-@pytest.mark.slow
-def test_agent_is_not_transcribed_while_participant_is() -> None:
-    from app.events import Turn, VadEvent, VadKind
-    from app.speech.asr import normalize
+def talked_over(gain: float, settings=None) -> tuple[str, list]:
+    """The agent says AGENT_TEXT from 0.5 s (its echo at ``gain``) while JFK speaks from
+    3 s; the worker's turns' text and its VAD events."""
+    from app.events import Turn, VadEvent
     from app.speech.audio import ArraySource, load_audio
-    from app.speech.vad import SileroVad, VadSegmenter
     from app.speech.worker import SpeechWorker
-    from tests.speech.test_asr import JFK, wer
 
     agent = synth.piper(AGENT_TEXT)
     person = load_audio(shared_path("data/audio_asr/jfk.flac"))
-    agent_at, person_at, total = 0.5, 3.0, 15 * R
-    mic = room(agent, 0.5, 0.04, total, agent_at)
-    mic[int(person_at * R) : int(person_at * R) + person.size] += person
-    mic += np.random.default_rng(0).standard_normal(total).astype(np.float32) * 0.001
-
-    # Control: without the reference the agent alone already opens speech.
-    seg, vad = VadSegmenter(), SileroVad()
-    raw_onsets = [
-        e.time
-        for i in range(0, int(person_at * R) - 511, 512)
-        for e in seg.update(0.032, vad(mic[i : i + 512]), 0.0)
-        if e.kind is VadKind.SPEECH_ONSET
-    ]
-    assert raw_onsets, "the simulated echo is too weak to test anything"
-
+    mic = room(agent, gain, 0.04, 15 * R, AGENT_AT)
+    mic[int(PERSON_AT * R) : int(PERSON_AT * R) + person.size] += person
+    mic += np.random.default_rng(0).standard_normal(mic.size).astype(np.float32) * 0.001
     reference = SelfVoiceReference()
     for i in range(0, agent.size, 480):  # what the player reports, 30 ms at a time
-        reference.on_played(agent[i : i + 480], R, agent_at + i / R)
-    worker = SpeechWorker(ArraySource(mic), reference=reference, clock_origin=0.0)
+        reference.on_played(agent[i : i + 480], R, AGENT_AT + i / R)
+    worker = SpeechWorker(ArraySource(mic), settings, reference=reference, clock_origin=0.0)
     turns: list[Turn] = []
     vad_events: list[VadEvent] = []
     worker.subscribe(lambda e: turns.append(e) if isinstance(e, Turn) else None)
     worker.subscribe(lambda e: vad_events.append(e) if isinstance(e, VadEvent) else None)
     worker.run()
+    return " ".join(t.text for t in turns), vad_events
 
-    heard = " ".join(t.text for t in turns)
+
+AGENT_AT, PERSON_AT = 0.5, 3.0
+
+
+@pytest.mark.slow
+def test_agent_is_not_transcribed_while_participant_is() -> None:
+    from app.events import VadKind
+    from app.speech.asr import normalize
+    from app.speech.vad import SileroVad, VadSegmenter
+    from tests.speech.test_asr import JFK, wer
+
+    agent = synth.piper(AGENT_TEXT)
+    # Control: without the reference the agent alone already opens speech.
+    mic = room(agent, 0.5, 0.04, int(PERSON_AT * R), AGENT_AT)
+    seg, vad = VadSegmenter(), SileroVad()
+    raw_onsets = [
+        e.time
+        for i in range(0, mic.size - 511, 512)
+        for e in seg.update(0.032, vad(mic[i : i + 512]), 0.0)
+        if e.kind is VadKind.SPEECH_ONSET
+    ]
+    assert raw_onsets, "the simulated echo is too weak to test anything"
+
+    heard, vad_events = talked_over(0.5)
     tokens = {normalize(w) for w in heard.split()}
     assert not tokens & AGENT_WORDS, heard
     assert wer(JFK, heard) <= 0.35, heard
     # nothing opened while only the agent was talking: no false barge-in
     onsets = [e for e in vad_events if e.kind is VadKind.SPEECH_ONSET]
-    assert all(e.time >= person_at for e in onsets), onsets
+    assert all(e.time >= PERSON_AT for e in onsets), onsets
     # events captured while the agent played are marked as such, later ones are not
-    agent_end = agent_at + agent.size / R
-    assert all(e.self_voice for e in vad_events if agent_at + 0.05 < e.time < agent_end)
+    agent_end = AGENT_AT + agent.size / R
+    assert all(e.self_voice for e in vad_events if AGENT_AT + 0.05 < e.time < agent_end)
     assert not any(e.self_voice for e in vad_events if e.time > agent_end + 0.5)
+
+
+@pytest.mark.slow
+def test_words_said_over_a_loud_agent_reach_the_turn_through_the_residual() -> None:
+    from dataclasses import replace
+
+    from app.settings import SpeechSettings
+    from app.speech.asr import normalize
+    from tests.speech.test_asr import JFK, wer
+
+    residual, _ = talked_over(1.0)
+    suppressed, _ = talked_over(1.0, replace(SpeechSettings(), overlap_turn_residual=False))
+    assert not {normalize(w) for w in residual.split()} & AGENT_WORDS, residual
+    assert wer(JFK, residual) <= 0.1, residual
+    assert wer(JFK, residual) < wer(JFK, suppressed), (residual, suppressed)
 
 
 class JudgedFrames:
