@@ -176,7 +176,7 @@ class UtteranceSettings:
     # with the words of the sentence that gives it (``detectors.answer_sentence``), with no
     # generation call, when that sentence holds at least this share of the question's
     # content words (0-1); else the model answers. 0: the model answers every question.
-    quote_direct_coverage: float = 0.67
+    quote_direct_coverage: float = 2 / 3
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

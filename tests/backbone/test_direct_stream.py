@@ -260,3 +260,11 @@ def test_value_quote_needs_a_sentence_that_gives_the_value_asked_for():
     assert value_quote(doc, pupils, [3], facts, 0.67) is None  # lunch: no count of pupils
     assert value_quote(doc, pupils, [0], facts, 0.0) is None  # switched off
     assert value_quote(doc, "what is served in the main hall?", [3], facts, 0.67) is None
+
+
+def test_a_sentence_with_two_thirds_of_the_questions_words_is_quoted():
+    question = "how many pupils does the school have in total?"
+    assert coverage(question, TEXTS[0]) == pytest.approx(2 / 3)
+    llm = ScriptedLLM([])
+    deltas, iv = quoted_answer(f"Jarvis, {question}", llm)
+    assert llm.requests == [] and said(deltas) == [f"The document says: {TEXTS[0]}"]
