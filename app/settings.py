@@ -177,6 +177,10 @@ class UtteranceSettings:
     # generation call, when that sentence holds at least this share of the question's
     # content words (0-1); else the model answers. 0: the model answers every question.
     quote_direct_coverage: float = 2 / 3
+    # Any other direct question is answered the same way when the sentence the
+    # open-question detector finds for it holds at least this share of its content words
+    # (0-1). 0: the model answers them.
+    quote_any_coverage: float = 0.8
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

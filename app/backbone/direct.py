@@ -192,18 +192,21 @@ def echoes(sentence: str, question: str) -> bool:
     return bool(asked) and contains_question(sentence) and said <= asked
 
 
-def value_quote(document: Any, question: str, candidates: Sequence[int], facts: DocumentFacts,
-                min_coverage: float) -> DirectAnswer | None:
-    """The answer to a question asking for a date, a share or a quantity, said as the
-    words of the retrieved sentence that gives it, where that sentence is plainly about
-    the question (it holds ``min_coverage`` of its content words); None otherwise (the
-    model answers). No model call: the answer is ready as soon as the question is."""
+def quote_answer(document: Any, question: str, candidates: Sequence[int], facts: DocumentFacts,
+                 value_coverage: float, other_coverage: float) -> DirectAnswer | None:
+    """The answer said as the words of the retrieved sentence that answers the question,
+    where that sentence is plainly about it: it holds ``value_coverage`` (a question asking
+    for a date, a share or a quantity, and the sentence gives one) or ``other_coverage``
+    (any other question) of the question's content words; None otherwise (the model
+    answers; a coverage of 0 leaves that kind to the model). No model call: the answer is
+    ready as soon as the question is."""
     asked = asked_for(question)
-    if min_coverage <= 0 or asked is Asked.ANY:
+    least = other_coverage if asked is Asked.ANY else value_coverage
+    if least <= 0:
         return None
     pool = [s for s in (document.get(sid) for sid in candidates) if s is not None]
     best = answer_sentence(question, pool, facts)
-    if best is None or not gives(best.text, asked) or coverage(question, best.text) < min_coverage:
+    if best is None or not gives(best.text, asked) or coverage(question, best.text) < least:
         return None
     quote = quoted(document, [best.sid])
     return DirectAnswer("answer", quote.text, quote.sids)

@@ -282,9 +282,10 @@ class Backbone:
         previous = context[-1].text if context else ""
         self.transcript.append(index, question.speaker, question.text)
         candidates = self.proposer.for_question(index, question.text, previous)
-        answer = direct_stage.value_quote(
+        utterance = self.settings.utterance
+        answer = direct_stage.quote_answer(
             self.document, without_address(question.text), candidates, self.proposer.facts,
-            self.settings.utterance.quote_direct_coverage)
+            utterance.quote_direct_coverage, utterance.quote_any_coverage)
         if answer is None:
             answer = self._answer_by_model(question, context, candidates, generation, seq,
                                            on_delta)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from app.backbone.detectors import DocumentFacts, coverage
-from app.backbone.direct import CheckedAnswer, DirectAnswer, instructs_listeners, value_quote
+from app.backbone.direct import CheckedAnswer, DirectAnswer, instructs_listeners, quote_answer
 from app.events import AnswerDelta, Intervention, Turn
 from app.settings import UtteranceSettings
 from tests.backbone.school import ABSTAIN, ALARM, PUPILS, TEXTS, backbone, reply, school
@@ -223,9 +223,16 @@ def test_a_when_question_is_quoted_from_the_sentence_with_the_date():
     assert [c.sid for c in iv.citations] == [1]
 
 
+def test_any_question_whose_sentence_holds_its_words_is_quoted():
+    llm = ScriptedLLM([])
+    deltas, iv = quoted_answer(ALARM, llm)
+    assert llm.requests == [] and said(deltas) == [f"The document says: {TEXTS[2]}"]
+    assert [c.sid for c in iv.citations] == [2]
+
+
 @pytest.mark.parametrize("question", [
-    ALARM,  # asks for no value
     "Jarvis, how many pupils in the school have a bus pass?",  # the sentence lacks "bus pass"
+    "Jarvis, what do pupils do in the main hall after lunch?",  # 3 of its 4 words
 ])
 def test_other_questions_are_answered_by_the_model(question):
     llm = ScriptedLLM([reply("Northfield School has 1,260 pupils.", [0])])
@@ -251,15 +258,25 @@ def test_coverage_is_the_share_of_the_questions_content_words(question, sentence
     assert coverage(question, sentence) == pytest.approx(share)
 
 
-def test_value_quote_needs_a_sentence_that_gives_the_value_asked_for():
+def test_the_quote_needs_a_sentence_that_gives_the_value_asked_for():
     doc = school()
     facts = DocumentFacts(doc.sentences)
     pupils = "how many pupils does the school have?"
-    assert value_quote(doc, pupils, [0, 1], facts, 0.67) == DirectAnswer(
+    assert quote_answer(doc, pupils, [0, 1], facts, 0.67, 0.8) == DirectAnswer(
         "answer", f"The document says: {TEXTS[0]}", (0,))
-    assert value_quote(doc, pupils, [3], facts, 0.67) is None  # lunch: no count of pupils
-    assert value_quote(doc, pupils, [0], facts, 0.0) is None  # switched off
-    assert value_quote(doc, "what is served in the main hall?", [3], facts, 0.67) is None
+    assert quote_answer(doc, pupils, [3], facts, 0.67, 0.8) is None  # lunch: no count of pupils
+    assert quote_answer(doc, pupils, [0], facts, 0.0, 0.8) is None  # value questions: model
+
+
+def test_any_other_question_has_its_own_threshold():
+    doc = school()
+    facts = DocumentFacts(doc.sentences)
+    hall = "what is served in the main hall on fridays?"  # 3 of its 4 words
+    assert coverage(hall, TEXTS[3]) == pytest.approx(0.75)
+    assert quote_answer(doc, hall, [3], facts, 0.67, 0.8) is None
+    assert quote_answer(doc, hall, [3], facts, 0.67, 0.75) == DirectAnswer(
+        "answer", f"The document says: {TEXTS[3]}", (3,))
+    assert quote_answer(doc, hall, [3], facts, 0.67, 0.0) is None  # other questions: model
 
 
 def test_a_sentence_with_two_thirds_of_the_questions_words_is_quoted():

@@ -42,11 +42,11 @@ def document() -> DocumentIndex:
 
 
 def make(document, llm, mode=ContextMode.FOCUSED, quote_direct=False, **ledger) -> Backbone:
-    """``quote_direct``: a value question may be answered with a document sentence, no
-    model call (off unless a test asks: most direct tests are about the model's answer)."""
+    """``quote_direct``: a question may be answered with a document sentence, no model
+    call (off unless a test asks: most direct tests are about the model's answer)."""
     ledger.setdefault("screen_turns", False)
-    utterance = UtteranceSettings(
-        quote_direct_coverage=UtteranceSettings.quote_direct_coverage if quote_direct else 0.0)
+    utterance = UtteranceSettings() if quote_direct else UtteranceSettings(
+        quote_direct_coverage=0.0, quote_any_coverage=0.0)
     settings = Settings(llm=LLMSettings(context_mode=mode), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))

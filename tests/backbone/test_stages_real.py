@@ -11,7 +11,14 @@ import pytest
 
 from app.backbone import schemas
 from app.events import Turn
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Patience, Settings
+from app.settings import (
+    ContextMode,
+    LedgerSettings,
+    LLMSettings,
+    Patience,
+    Settings,
+    UtteranceSettings,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -68,10 +75,13 @@ def make(document, backend, mode):
     from app.backbone import Backbone
     from app.backbone.retrieval import lexical_search
 
-    # The model proposes every closure here, so its self-repair reply is checked too.
+    # The model proposes every closure and writes every direct answer here, so its
+    # self-repair and direct replies are checked too.
     settings = Settings(llm=LLMSettings(context_mode=mode, context_tokens=4096),
                         ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC,
-                                              guard_closes_corrections=False))
+                                              guard_closes_corrections=False),
+                        utterance=UtteranceSettings(quote_direct_coverage=0.0,
+                                                    quote_any_coverage=0.0))
     llm = Recording(backend)
     bb = Backbone(document, llm, settings, search=lexical_search(document))
     return bb, llm

@@ -114,7 +114,8 @@ def make(document: DocumentIndex, llm: Any, **ledger: Any) -> Backbone:
     ledger.setdefault("screen_turns", False)
     # The model answers every direct question: these tests schedule its calls.
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
-                        utterance=UtteranceSettings(quote_direct_coverage=0.0),
+                        utterance=UtteranceSettings(quote_direct_coverage=0.0,
+                                                    quote_any_coverage=0.0),
                         ledger=LedgerSettings(**ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
