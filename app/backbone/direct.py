@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.backbone.citations import valid_sids
-from app.backbone.detectors import DocumentFacts, answer_sentence, coverage
+from app.backbone.detectors import DocumentFacts, SentenceLike, answer_sentence, coverage
 from app.backbone.grounding import grounded_sids
 from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
@@ -192,19 +192,19 @@ def echoes(sentence: str, question: str) -> bool:
     return bool(asked) and contains_question(sentence) and said <= asked
 
 
-def quote_answer(document: Any, question: str, candidates: Sequence[int], facts: DocumentFacts,
-                 value_coverage: float, other_coverage: float) -> DirectAnswer | None:
-    """The answer said as the words of the retrieved sentence that answers the question,
-    where that sentence is plainly about it: it holds ``value_coverage`` (a question asking
-    for a date, a share or a quantity, and the sentence gives one) or ``other_coverage``
-    (any other question) of the question's content words; None otherwise (the model
-    answers; a coverage of 0 leaves that kind to the model). No model call: the answer is
-    ready as soon as the question is."""
+def quote_answer(document: Any, question: str, pool: Sequence[SentenceLike],
+                 facts: DocumentFacts, value_coverage: float, other_coverage: float
+                 ) -> DirectAnswer | None:
+    """The answer said as the words of the sentence of ``pool`` (those retrieved for the
+    question) that answers it, where that sentence is plainly about it: it holds
+    ``value_coverage`` (a question asking for a date, a share or a quantity, and the
+    sentence gives one) or ``other_coverage`` (any other question) of the question's
+    content words; None otherwise (the model answers; a coverage of 0 leaves that kind to
+    the model). No model call: the answer is ready as soon as the question is."""
     asked = asked_for(question)
     least = other_coverage if asked is Asked.ANY else value_coverage
     if least <= 0:
         return None
-    pool = [s for s in (document.get(sid) for sid in candidates) if s is not None]
     best = answer_sentence(question, pool, facts)
     if best is None or not gives(best.text, asked) or coverage(question, best.text) < least:
         return None

@@ -284,19 +284,20 @@ class Backbone:
         candidates = self.proposer.for_question(index, question.text, previous)
         utterance = self.settings.utterance
         answer = direct_stage.quote_answer(
-            self.document, without_address(question.text), candidates, self.proposer.facts,
-            utterance.quote_direct_coverage, utterance.quote_any_coverage)
+            self.document, without_address(question.text), self.proposer.sentences(candidates),
+            self.proposer.facts, utterance.quote_direct_coverage, utterance.quote_any_coverage)
+        quote = answer is not None
         if answer is None:
             answer = self._answer_by_model(question, context, candidates, generation, seq,
                                            on_delta)
-        elif on_delta is not None:  # said at once, as one checked sentence
-            on_delta(AnswerDelta(generation, next(seq), answer.text, checked=True,
-                                 citations=citations(self.document, answer.sids, self._lower)))
         cites = citations(self.document, answer.sids, self._lower)
+        if quote and on_delta is not None:  # said at once, as one checked sentence
+            on_delta(AnswerDelta(generation, next(seq), answer.text, checked=True,
+                                 citations=cites))
         text = answer.text
         if answer.action == "answer":
-            text = assemble("", answer.text, cites[0] if cites else None,
-                            self.settings.utterance.style, preface=False)
+            text = assemble("", answer.text, cites[0] if cites else None, utterance.style,
+                            preface=False)
         if on_delta is not None:
             on_delta(AnswerDelta(generation, next(seq), "", final=True, citations=cites))
         return Intervention(

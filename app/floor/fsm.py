@@ -653,7 +653,7 @@ class FloorFSM:
             self._permitted(now)
         if self.queued is not None and self.playing is None and self._opening(now):
             if (not self.paused and self.permission_at is None and not self._between(self.queued)
-                    and not (self._answer_pending(now) and not self.queued.direct)):
+                    and (self.queued.direct or not self._answer_pending(now))):
                 slot, self.queued = self.queued, None
                 self._play(slot, now)
         self._show(now)

@@ -258,14 +258,20 @@ def test_coverage_is_the_share_of_the_questions_content_words(question, sentence
     assert coverage(question, sentence) == pytest.approx(share)
 
 
+def among(doc, *sids):
+    """The retrieved sentences ``sids`` of ``doc``."""
+    return [doc.get(sid) for sid in sids]
+
+
 def test_the_quote_needs_a_sentence_that_gives_the_value_asked_for():
     doc = school()
     facts = DocumentFacts(doc.sentences)
     pupils = "how many pupils does the school have?"
-    assert quote_answer(doc, pupils, [0, 1], facts, 0.67, 0.8) == DirectAnswer(
+    assert quote_answer(doc, pupils, among(doc, 0, 1), facts, 0.67, 0.8) == DirectAnswer(
         "answer", f"The document says: {TEXTS[0]}", (0,))
-    assert quote_answer(doc, pupils, [3], facts, 0.67, 0.8) is None  # lunch: no count of pupils
-    assert quote_answer(doc, pupils, [0], facts, 0.0, 0.8) is None  # value questions: model
+    # the lunch sentence counts no pupils; with a coverage of 0 the model answers
+    assert quote_answer(doc, pupils, among(doc, 3), facts, 0.67, 0.8) is None
+    assert quote_answer(doc, pupils, among(doc, 0), facts, 0.0, 0.8) is None
 
 
 def test_any_other_question_has_its_own_threshold():
@@ -273,10 +279,10 @@ def test_any_other_question_has_its_own_threshold():
     facts = DocumentFacts(doc.sentences)
     hall = "what is served in the main hall on fridays?"  # 3 of its 4 words
     assert coverage(hall, TEXTS[3]) == pytest.approx(0.75)
-    assert quote_answer(doc, hall, [3], facts, 0.67, 0.8) is None
-    assert quote_answer(doc, hall, [3], facts, 0.67, 0.75) == DirectAnswer(
+    assert quote_answer(doc, hall, among(doc, 3), facts, 0.67, 0.8) is None
+    assert quote_answer(doc, hall, among(doc, 3), facts, 0.67, 0.75) == DirectAnswer(
         "answer", f"The document says: {TEXTS[3]}", (3,))
-    assert quote_answer(doc, hall, [3], facts, 0.67, 0.0) is None  # other questions: model
+    assert quote_answer(doc, hall, among(doc, 3), facts, 0.67, 0.0) is None  # the model
 
 
 def test_a_sentence_with_two_thirds_of_the_questions_words_is_quoted():
