@@ -30,7 +30,6 @@ import random
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,12 +41,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from barge_in import (  # noqa: E402
     ANSWER,
     DEFAULT_AUDIO,
-    ECHO,
     FRAME,
     MIN_INTERRUPT_VOICED,
-    NOISE,
     RATE,
     Clip,
+    Room,
     label_clips,
     load_clips,
     render,
@@ -55,56 +53,37 @@ from barge_in import (  # noqa: E402
 
 from app.language.numbers import word_numbers_to_digits  # noqa: E402
 from app.language.words import content_tokens, words  # noqa: E402
-from app.settings import VoiceSettings  # noqa: E402
+from app.settings import FloorSettings, SpeechSettings, VoiceSettings  # noqa: E402
 from app.voice import CachingEngine, open_engine  # noqa: E402
 
 WAYS = ("aec3", "residual", "gated")
 TAIL = 0.5  # seconds of the turn after the clip ends
 
 
-@dataclass
 class MicPath:
-    """The worker's per-frame path over one room, kept converged across trials."""
+    """The worker's per-frame path over ``barge_in.Room`` (its mic, AEC3 and double-talk
+    detector), kept converged across trials; ``echo``: the loudspeaker reaches the mic."""
 
-    agent: np.ndarray  # what the loudspeaker plays, 16 kHz
-    echo: bool
-
-    def __post_init__(self) -> None:
-        from app.speech.doubletalk import NearEndVoice
-        from app.speech.echo import EchoCanceller
-
-        self.aec = EchoCanceller()
-        self.near_end = NearEndVoice()
-        self.rng = np.random.default_rng(7)
+    def __init__(self, room: Room, echo: bool) -> None:
+        self.room, self.echo = room, echo
 
     def run(self, clip: Clip | None, offset: float) -> dict[str, np.ndarray]:
         """One play of the answer with the clip at ``offset`` s: each way's audio."""
+        agent, room = self.room.agent16, self.room
+        played = agent.size / RATE if self.echo else 0.0  # nothing played: no echo
         out: dict[str, list[np.ndarray]] = {w: [] for w in WAYS}
-        for n0 in range(0, self.agent.size - FRAME + 1, FRAME):
-            mic = self._mic(n0, clip, offset)
-            ref = self.agent[n0 : n0 + FRAME]
-            cancelled = self.aec.process(mic, ref)
+        for n0 in range(0, agent.size - FRAME + 1, FRAME):
+            mic = room.mic(n0, played, clip, offset)
+            ref = agent[n0 : n0 + FRAME]
+            cancelled = room.aec.process(mic, ref)
             playing = bool(np.any(ref))
-            near = self.near_end(mic, ref, FRAME / RATE) if playing else 0.0
-            residual = self.near_end.detector.residual if playing else cancelled
+            assert room.near_end is not None
+            near = room.near_end(mic, ref, FRAME / RATE) if playing else 0.0
+            residual = room.near_end.detector.residual if playing else cancelled
             out["aec3"].append(cancelled)
             out["residual"].append(residual)
             out["gated"].append(residual if near > 0.0 else cancelled)
         return {w: np.concatenate(frames) for w, frames in out.items()}
-
-    def _mic(self, n0: int, clip: Clip | None, offset: float) -> np.ndarray:
-        n = np.arange(n0, n0 + FRAME)
-        mic = self.rng.normal(0.0, NOISE, FRAME).astype(np.float32)
-        if self.echo:
-            for delay, gain in ECHO:
-                src = n - int(delay * RATE)
-                ok = (src >= 0) & (src < self.agent.size)
-                mic[ok] += gain * self.agent[src[ok]]
-        if clip is not None:
-            src = n - int(offset * RATE)
-            ok = (src >= 0) & (src < clip.samples.size)
-            mic[ok] += clip.samples[src[ok]]
-        return mic
 
 
 def recall(said: str, heard: str) -> tuple[int, int]:
@@ -133,9 +112,10 @@ def trial_plan(clips: list[Clip], trials: int, length: float, seed: int
     return out
 
 
-def run_condition(agent: np.ndarray, echo: bool, plan: list[tuple[Clip, float]],
-                  asr) -> dict:
-    path = MicPath(agent, echo)
+def run_condition(engine: CachingEngine, agent: np.ndarray, echo: bool,
+                  plan: list[tuple[Clip, float]], asr, seed: int) -> dict:
+    room = Room(engine, agent, SpeechSettings(), FloorSettings(), seed)
+    path = MicPath(room, echo)
     path.run(None, 0.0)  # a converged echo canceller, as in a session that has spoken
     totals = {w: [0, 0, 0] for w in WAYS}  # found, said, agent words
     trials = []
@@ -194,9 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     from app.speech.asr import WhisperTranscriber
 
     asr = WhisperTranscriber(threads=1)
-    agent = render(CachingEngine(open_engine(VoiceSettings(engine=args.engine))))
+    engine = CachingEngine(open_engine(VoiceSettings(engine=args.engine)))
+    agent = render(engine)
     plan = trial_plan(clips, args.trials, agent.size / RATE, args.seed)
-    rows = [run_condition(agent, echo, plan, asr) for echo in (True, False)]
+    rows = [run_condition(engine, agent, echo, plan, asr, args.seed) for echo in (True, False)]
     print(table(rows))
     print(f"{len(plan)} trials over {len(clips)} clips of {args.audio}; answer "
           f"{agent.size / RATE:.1f} s; {time.time() - started:.0f} s")
