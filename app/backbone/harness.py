@@ -74,6 +74,9 @@ class _Waiting:
     standing: Claim | None = None  # a waiting claim the screened-out turn left standing
 
 
+_Fixable = tuple[Claim, list[Line]]  # an open claim and the turns that could resolve it
+
+
 class _Preempted(Exception):
     """The monitor call was cut short by its cancel event; the turn is checked later."""
 
@@ -104,6 +107,7 @@ class Backbone:
         self._asked: dict[str, Proposal] = {}
         self._next_index = 0
         self._waiting: list[_Waiting] = []  # admitted turns whose monitor call is to come
+        self._guard_read = 0  # transcript lines the guard has read
         # Recent turns the screening kept from the monitor (nothing in them could fix a claim).
         self._screened: collections.deque[int] = collections.deque(maxlen=SCREENED_MEMORY)
         self._ids = itertools.count(1)
@@ -255,7 +259,9 @@ class Backbone:
         self._observed = observed.claim
         if observed.claim is not None and verdict.actionable:
             self._raised_in_batch(observed.claim, earlier)
-        checkable = self._checkable(open_before)
+        opened = observed.claim if observed.change in ("new", "reopen") else None
+        checkable = self._checkable(open_before, opened)
+        self._guard_read = len(self.transcript.lines)
         repaired = self._self_repair(index, checkable, head, latency)
         # A claim whose generation abstained last turn gets one more try even when this
         # turn's verdict is about nothing.
@@ -445,14 +451,14 @@ class Backbone:
         return None
 
     def _passed_over(self, index: int, observed: Claim | None,
-                     checkable: Sequence[Claim]) -> Claim | None:
+                     checkable: Sequence[_Fixable]) -> Claim | None:
         """A claim a detector confirmed, still waiting at the gate, that a monitored turn
         has passed over: its verdict was about something else (a verdict on the claim
         counts or resets it), and no recent turn holds what could fix it (the guard's
         precheck), so self-repair had nothing to close. Live, the next monitor call is
         about a newer turn, and a claim that waits for a second report of its own is
         forgotten while the room talks on."""
-        fixable = {c.cid for c in checkable}
+        fixable = {c.cid for c, _ in checkable}
         return next((c for c in self._may_stand()
                      if c is not observed and c.cid not in fixable
                      and c.last_counted < index), None)
@@ -491,56 +497,68 @@ class Backbone:
                      if c.rollbacks and not c.exhausted and c.spoken_turn is None
                      and c.persistence >= tau), None)
 
-    def _checkable(self, open_before: Sequence[Claim]) -> list[Claim]:
-        """Open claims the last turns could resolve (the guard's cheap precheck)."""
+    def _checkable(self, open_before: Sequence[Claim], opened: Claim | None = None
+                   ) -> list[_Fixable]:
+        """Open claims the turns the guard reads could resolve (its cheap precheck), each
+        with those turns. ``opened``: the claim this call opened or reopened, which only the
+        turns after its opening can fix (live, a batch may hold them; a replay has none)."""
         share = self.settings.ledger.guard_min_token_share
-        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
-        texts = [line.text for line in recent]
-        return [c for c in open_before
-                if c.open and guard.could_close(c.status, c.predicted_answer, texts, share)]
+        lines = self._guard_lines()
+        pairs = [(c, lines) for c in open_before if c.open]
+        if opened is not None and opened.open and opened not in open_before:
+            pairs.append((opened, [line for line in lines if line.index > opened.opened_turn]))
+        return [(c, window) for c, window in pairs if window and guard.could_close(
+            c.status, c.predicted_answer, [line.text for line in window], share)]
+
+    def _guard_lines(self) -> list[Line]:
+        """The turns the guard reads now: every turn since the last check read them (live,
+        one check covers a whole batch) and the ``guard_window_turns`` - 1 before them, so
+        each turn is read with the turns before it, as "the last turns" of its own check."""
+        lines = self.transcript.lines
+        first = min(self._guard_read, len(lines) - 1)
+        return lines[max(0, first - self.settings.ledger.guard_window_turns + 1):]
 
     def _self_repair(
-        self, index: int, checkable: Sequence[Claim], head: str, latency: dict[str, float]
+        self, index: int, checkable: Sequence[_Fixable], head: str, latency: dict[str, float]
     ) -> list[str]:
-        """Close the claims the last turns fixed: a correction the guard alone confirms
-        (when the setting allows), then those the model says the group fixed and the guard
-        agrees with."""
-        recent = self.transcript.recent(self.settings.ledger.guard_window_turns)
+        """Close the claims the turns the guard read fixed: a correction the guard alone
+        confirms (when the setting allows), then those the model says the group fixed and
+        the guard agrees with."""
         notes: list[str] = []
-        asked: list[Claim] = []
-        for claim in checkable:
+        asked: list[_Fixable] = []
+        for claim, lines in checkable:
             if self.settings.ledger.guard_closes_corrections and (
                     INTENT_OF_STATUS.get(claim.status) in CONTRADICTING):
-                result = self._guard_check(claim, recent)
+                result = self._guard_check(claim, lines)
                 if result.shown:
-                    notes.append(self._close(claim, index, recent[result.line], "the room fixed"))
+                    notes.append(self._close(claim, index, lines[result.line], "the room fixed"))
                     continue
-            asked.append(claim)
+            asked.append((claim, lines))
         if not asked:
             return notes
-        issues = [(c.cid, c.text, c.predicted_answer) for c in asked]
+        issues = [(c.cid, c.text, c.predicted_answer) for c, _ in asked]
         reply = self._call("self_repair", self.system,
                      head + prompts.self_repair_task(issues), schemas.SELF_REPAIR,
                      self.settings.llm.self_repair)
         latency["self_repair"] = reply.ms
         if reply.data is None:
             return notes
-        for resolution in self_repair.parse(reply.data, {c.cid for c in asked},
-                                            self.document):
-            claim = self.ledger.claims[resolution.cid]
-            result = self._guard_check(claim, recent)
+        windows = {c.cid: lines for c, lines in asked}
+        for resolution in self_repair.parse(reply.data, set(windows), self.document):
+            claim, lines = self.ledger.claims[resolution.cid], windows[resolution.cid]
+            result = self._guard_check(claim, lines)
             if not result.closes:
                 notes.append(f"C{claim.cid} kept open ({result.reason})")
                 continue
-            line = recent[result.line] if result.line >= 0 else recent[-1]
+            line = lines[result.line] if result.line >= 0 else lines[-1]
             notes.append(self._close(claim, index, line, "self-repair closed"))
         return notes
 
     def _guard_check(self, claim: Claim, recent: Sequence[Line]) -> guard.GuardResult:
-        """The guard on the last turns (``recent``). A turn inside them that the monitor counted as
-        raising the claim again is judged as a fix, not as a raising turn ("Actually, no,
-        it's 2003. Not 2002." names the wrong value only to reject it); the turn that
-        opened the claim always raised it."""
+        """The guard on the turns it reads (``recent``). A turn inside them that the
+        monitor counted as raising the claim again is judged as a fix, not as a raising
+        turn ("Actually, no, it's 2003. Not 2002." names the wrong value only to reject
+        it); the turn that opened the claim always raised it."""
         window = {line.index for line in recent}
         raised = {i for i in claim.raised_turns if i == claim.opened_turn or i not in window}
         raising = [line.text for line in self.transcript.by_index(raised)]

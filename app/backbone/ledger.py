@@ -24,7 +24,7 @@ class Claim:
     key: str
     sids: set[int]
     persistence: int
-    opened_turn: int
+    opened_turn: int  # the first turn that raised it since it was last (re)opened
     last_mention: int
     raised_turns: list[int]  # turns whose verdict reported the claim (what was said)
     texts: list[str]
@@ -127,6 +127,7 @@ class ClaimLedger:
         self._take_grounding(claim, verdict)
         if not claim.open:
             claim.closed_turn, claim.closed_by, claim.persistence = None, "", 1
+            claim.opened_turn = turn
             return Observation(claim, "reopen")
         claim.persistence += 1
         return Observation(claim, "count")
@@ -137,6 +138,7 @@ class ClaimLedger:
         if not claim.open or turn in claim.raised_turns or turn in claim.stood_turns:
             return
         bisect.insort(claim.raised_turns, turn)
+        claim.opened_turn = min(claim.opened_turn, turn)
         claim.persistence += 1
 
     def stood(self, claim: Claim, turn: int) -> None:

@@ -174,6 +174,7 @@ def test_closed_claim_asserted_again_reopens_at_one():
     ledger.close(1, 1, "S2")
     again = ledger.observe(2, wrong())
     assert again.change == "reopen" and again.claim.persistence == 1 and again.claim.open
+    assert again.claim.opened_turn == 2  # the fix before it cannot close it again
 
 
 def test_open_claim_is_forgotten_after_ten_silent_turns():
@@ -247,6 +248,7 @@ def test_a_turn_of_the_same_batch_that_raised_the_claim_counts_once_in_order() -
     ledger.raised_before(claim, 6)
     ledger.raised_before(claim, 6)  # the same turn again: no second count
     assert (claim.raised_turns, claim.persistence, claim.last_counted) == ([6, 7], 2, 7)
+    assert claim.opened_turn == 6
     assert ledger.gate(claim, 7).fire
     ledger.close(claim.cid, 8, "S2")
     ledger.raised_before(claim, 5)  # a closed claim is not counted

@@ -404,3 +404,35 @@ def test_each_turn_of_a_batch_a_detector_flagged_with_the_claim_counts(document)
     assert [(d.turn, d.action) for d in decisions] == [(0, "silent"), (1, "speak")]
     assert decisions[1].reason == "gate fired: persistence 2"
     assert bb.ledger.claims[1].raised_turns == [0, 1]
+
+
+NODES = {"status": "incorrect_info", "claim": "the number of paper nodes",
+         "answer_sids": [2], "predicted_answer": "37M"}
+NODES_WRONG = "Deduplication on string similarity leaves 12M unique paper nodes."
+NODES_FIXED = "Actually, no, the paper says 37M unique paper nodes. Not 12M."
+AFTER = ["Okay.", "The model is a two-layer LSTM.", "With a random field on top.",
+         "And they train it on the labeled pages."]
+
+
+def test_a_fix_the_batch_holds_closes_a_claim_an_earlier_call_opened(document):
+    llm = ScriptedLLM([NODES, QUIET])
+    bb = make(document, llm)
+    first = bb.on_turns([turn(0, NODES_WRONG)])
+    assert first[0].reason == "gate: waiting 1/2"
+    later = bb.on_turns([turn(1, NODES_FIXED), *(turn(2 + i, t) for i, t in enumerate(AFTER))])
+    assert all(d.action == "silent" for d in later), later
+    assert not bb.ledger.claims[1].open and bb.ledger.claims[1].spoken_turn is None
+    assert [d.turn for d in later if "the room fixed C1" in d.reason] == [1]
+    assert "generate" not in llm.stages()
+
+
+def test_a_fix_in_the_batch_that_opened_the_claim_closes_it(document):
+    llm = ScriptedLLM([NODES, QUIET])
+    bb = make(document, llm)
+    batch = bb.on_turns([turn(0, NODES_WRONG), turn(1, "Mm."), turn(2, NODES_FIXED),
+                         *(turn(3 + i, t) for i, t in enumerate(AFTER[1:]))])
+    assert [d.turn for d in batch if "the room fixed C1" in d.reason] == [2]
+    assert not bb.ledger.claims[1].open and bb.ledger.claims[1].raised_turns == [0, 2]
+    later = bb.on_turns([turn(6, "Which took a while to set up.")])
+    assert all(d.action == "silent" for d in batch + later), batch + later
+    assert llm.stages() == ["monitor", "monitor"]
