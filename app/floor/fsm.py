@@ -388,8 +388,8 @@ class FloorFSM:
         if q is None or (q.closed and not q.requested):
             return False
         if q.requested and q.generation in self.answered:
-            a = self.answer
-            return a is not None and a.generation == q.generation
+            a = self._streamed(q.generation)
+            return a is not None and self._live(a)
         return not reached(now, q.last_end, self.settings.direct_first_wait)
 
     def _between(self, slot: Slot) -> bool:

@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 
 from app.events import VadEvent, VadKind
-from tests.floor.script import answer, delta, iv, receipt, room, run, ticks, turn, wake
+from tests.floor.script import (
+    answer,
+    delta,
+    heard,
+    iv,
+    receipt,
+    room,
+    run,
+    ticks,
+    turn,
+    wake,
+)
 
 Q = "Hey Jarvis, what sample size did they use?"
 HEARD = [(1.1, ("earcon", "wake")), (1.1, ("state", "listening"))]
@@ -285,4 +296,26 @@ def test_an_answer_that_never_comes_holds_a_remark_back_for_30_s_at_most() -> No
     assert waiting_remark(None, 40) == [
         (6.5, ("request", Q, "A", 1)),
         (36.0, ("play", "p1", iv().text, 0)),
+    ]
+
+
+def interrupted_answer(heard_s: float) -> list:
+    """A remark queued before a question whose streamed answer someone talks over."""
+    steps = (room(0, 8, speech=[(0, 3), (4, 6)]) + room(8, 16.5, [(15.5, 16.5)], self_voice=True)
+             + room(16.5, 40) + [
+        (1.0, "iv", iv()), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0)),
+        delta(8.0, 1, 0, "They used 120 patients.", checked=True),
+        (8.5, "iv", answer(1, "They used 120 patients. See page 2.")),
+        heard(16.0, 15.5, "Wait, that is not what I asked."),
+        receipt(16.2, "direct-1", "stopped", heard_s)])
+    return run(steps).of("play", "stop", "delivered", "drop")
+
+
+def test_a_remark_plays_after_a_direct_answer_someone_talked_over() -> None:
+    assert interrupted_answer(8.0) == [
+        (8.0, ("play", "direct-1", "They used 120 patients.", 0)),
+        (16.0, ("stop", "barge_in")),
+        (16.2, ("delivered", "a1", False, 8.0)),
+        (16.2, ("drop", "a1", "interrupted")),
+        (18.5, ("play", "p1", iv().text, 0)),  # 2 s after the room fell silent
     ]
