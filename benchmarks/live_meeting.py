@@ -294,7 +294,7 @@ def live_markdown(data: dict[str, Any]) -> str:
         ["speak delay s p50 / p95", cell(data["speak_delay_s"])],
         ["direct first audio s p50 / p95", cell(data["direct_first_audio_s"])],
         *[[f"direct {k.removesuffix('_s').replace('_', ' ')} s p50 / p95", cell(v)]
-          for k, v in data["direct_stages_s"].items()],
+          for k, v in data["direct_stages_s"].items() if k != "first_audio_s"],
         ["direct accuracy % / citation hit %", f"{data['direct']['accuracy_pct']} / "
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
