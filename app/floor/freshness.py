@@ -3,7 +3,8 @@
 Two reasons to drop it, checked against the participants' turns since ``decided_turn``
 (the turn the intervention answers):
 - *stated*: someone already said the fact it carries (guard-style value match: every
-  number of the value appears exactly and ≥ 60% of its content words are in one turn);
+  number of the value appears exactly and ≥ 60% of its content words are in one turn),
+  or the agent did, answering a direct question while the intervention waited;
 - *topic*: it is late and the group has left its topic. Late means more turns have
   passed since the turn it answers than a correction stays useful for (five, where the
   paper's live sessions put the end of the soft window); left means none of the last few
@@ -24,6 +25,7 @@ from app.language.words import lexical_similarity
 from app.settings import FloorSettings
 
 Similarity = Callable[[str, str], float]
+AGENT_SPEAKER = "the agent's answer"
 
 
 @dataclass(frozen=True)
@@ -49,17 +51,21 @@ class Freshness:
             self.settings.freshness_topic_similarity if min_similarity is None else min_similarity
         )
 
-    def check(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
-        """``since``: the participants' turns after the decision, oldest first."""
-        stated = self._stated(intervention, since)
+    def check(self, intervention: Intervention, since: Sequence[Turn],
+              answered: Sequence[str] = ()) -> Staleness | None:
+        """``since``: the participants' turns after the decision, oldest first;
+        ``answered``: what the agent's own direct answers said while it waited."""
+        said = [(t.speaker, t.text) for t in since] + [(AGENT_SPEAKER, a) for a in answered]
+        stated = self._stated(intervention, said)
         return stated or self._moved_on(intervention, since)
 
-    def _stated(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
+    def _stated(self, intervention: Intervention, said: Sequence[tuple[str, str]]
+                ) -> Staleness | None:
         share = self.settings.freshness_value_share
-        for turn in since:
+        for speaker, text in said:
             for value in intervention.values:
-                if value_present(value, turn.text, share):
-                    return Staleness("stated", f"{turn.speaker} said {value!r}: {turn.text!r}")
+                if value_present(value, text, share):
+                    return Staleness("stated", f"{speaker} said {value!r}: {text!r}")
         return None
 
     def _moved_on(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:

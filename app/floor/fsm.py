@@ -120,6 +120,8 @@ class FloorFSM:
         self.seen_ids: set[str] = set()
         self.answered: set[int] = set()  # generations whose final answer came
         self.answer: StreamedAnswer | None = None  # the direct answer being streamed
+        # Direct answers heard (when their playback ended, what of them was heard whole).
+        self.answers_heard: deque[tuple[float, str]] = deque(maxlen=s.turn_history)
         self._out: list[Command] = []
 
     # --- inputs ---------------------------------------------------------------------------
@@ -527,7 +529,8 @@ class FloorFSM:
             since = [t for _, t in self.turns if t.index > iv.decided_turn]
         else:
             since = [t for at, t in self.turns if at > slot.since]
-        stale = self.freshness.check(iv, since)
+        answered = [text for at, text in self.answers_heard if at > slot.since]
+        stale = self.freshness.check(iv, since, answered)
         if stale is None:
             return iv
         self._drop(slot, f"stale_{stale.reason}", stale.detail)
@@ -693,6 +696,16 @@ class FloorFSM:
 
     def _emit(self, command: Command) -> None:
         self._out.append(command)
+        if isinstance(command, Delivered) and (
+                command.intervention.kind == InterventionKind.DIRECT):
+            self._heard_answer(command)
+
+    def _heard_answer(self, d: Delivered) -> None:
+        """Remember what a direct answer said: a remark waiting with the same fact is stale."""
+        parts = sentences(d.intervention.text)
+        heard = parts if d.complete else parts[:d.receipt.sentence_index]
+        if heard:
+            self.answers_heard.append((d.receipt.time, " ".join(heard)))
 
     def _drop(self, slot: Slot, reason: str, detail: str = "") -> None:
         self._emit(Dropped(slot.intervention.id, reason, detail))

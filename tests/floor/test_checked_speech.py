@@ -184,12 +184,16 @@ def test_a_streamed_answer_interrupted_late_drops_the_rest_and_its_final_answer(
     ]
 
 
+DROPOUT = proactive_iv("p1", "Actually, one patient in ten dropped out. That is on page 2.",
+                       values=("one patient in ten",), topic="dropout rate")
+
+
 def test_nothing_else_is_said_between_the_sentences_of_an_answer():
     steps = ASKED + [
         delta(3.5, 1, 0, "They used 120 patients.", checked=True),
         *room(3.0, 14),
         receipt(5.0, "direct-1", "finished", 1.5),
-        (5.1, "iv", proactive_iv("p1")),  # an opening comes at 7.0; the answer is not over
+        (5.1, "iv", DROPOUT),  # an opening comes at 7.0; the answer is not over
         delta(9.0, 1, 1, "It ran for a year.", checked=True),
         receipt(10.0, "direct-1", "finished", 1.0),
         (10.5, "iv", answer(1, "They used 120 patients. It ran for a year.")),
@@ -198,7 +202,7 @@ def test_nothing_else_is_said_between_the_sentences_of_an_answer():
         (3.5, ("play", "direct-1", "They used 120 patients.", 0)),
         (9.0, ("play", "direct-1", "It ran for a year.", 1)),
         (10.5, ("delivered", "a1", True, 1.0)),
-        (12.0, ("play", "p1", proactive_iv().text, 0)),
+        (12.0, ("play", "p1", DROPOUT.text, 0)),
     ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.events import VadEvent, VadKind
+from app.events import Intervention, VadEvent, VadKind
 from tests.floor.script import (
     answer,
     delta,
@@ -274,13 +274,19 @@ def test_answer_waits_for_the_current_playback() -> None:
     ]
 
 
-def waiting_remark(answered_at: float | None, until: float) -> list:
+DROPOUT = iv("p1", "Actually, one patient in ten dropped out. That is on page 2.",
+             values=("one patient in ten",), topic="dropout rate")
+
+
+def waiting_remark(answered_at: float | None, until: float, remark: Intervention = DROPOUT,
+                   heard_s: float = 2.0) -> list:
     """A proactive remark queued before a direct question, in a room silent after it."""
     steps = room(0, until, speech=[(0, 3), (4, 6)]) + [
-        (1.0, "iv", iv()), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0))]
+        (1.0, "iv", remark), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0))]
     if answered_at is not None:
-        steps += [(answered_at, "iv", answer(1)), receipt(answered_at + 2, "a1", "finished", 2.0)]
-    return run(steps).of("request", "play", "delivered")
+        steps += [(answered_at, "iv", answer(1)),
+                  receipt(answered_at + heard_s, "a1", "finished", heard_s)]
+    return run(steps).of("request", "play", "delivered", "drop")
 
 
 def test_a_queued_remark_waits_until_the_direct_answer_is_said() -> None:
@@ -288,14 +294,23 @@ def test_a_queued_remark_waits_until_the_direct_answer_is_said() -> None:
         (6.5, ("request", Q, "A", 1)),
         (15.0, ("play", "a1", "They used 120 patients.", 0)),
         (17.0, ("delivered", "a1", True, 2.0)),
-        (19.0, ("play", "p1", iv().text, 0)),  # the usual 2 s after the agent's own voice
+        (19.0, ("play", "p1", DROPOUT.text, 0)),  # the usual 2 s after the agent's own voice
+    ]
+
+
+def test_a_queued_remark_the_direct_answer_said_is_dropped_as_stated() -> None:
+    assert waiting_remark(15.0, 30, iv()) == [  # its value: "120 patients"
+        (6.5, ("request", Q, "A", 1)),
+        (15.0, ("play", "a1", "They used 120 patients.", 0)),
+        (17.0, ("delivered", "a1", True, 2.0)),
+        (19.0, ("drop", "p1", "stale_stated")),
     ]
 
 
 def test_an_answer_that_never_comes_holds_a_remark_back_for_30_s_at_most() -> None:
     assert waiting_remark(None, 40) == [
         (6.5, ("request", Q, "A", 1)),
-        (36.0, ("play", "p1", iv().text, 0)),
+        (36.0, ("play", "p1", DROPOUT.text, 0)),
     ]
 
 
@@ -307,7 +322,7 @@ def interrupted_answer(heard_s: float) -> list:
         delta(8.0, 1, 0, "They used 120 patients.", checked=True),
         (8.5, "iv", answer(1, "They used 120 patients. See page 2.")),
         heard(16.0, 15.5, "Wait, that is not what I asked."),
-        receipt(16.2, "direct-1", "stopped", heard_s)])
+        receipt(16.2, "direct-1", "stopped", heard_s)])  # stopped in its first sentence
     return run(steps).of("play", "stop", "delivered", "drop")
 
 
@@ -317,5 +332,7 @@ def test_a_remark_plays_after_a_direct_answer_someone_talked_over() -> None:
         (16.0, ("stop", "barge_in")),
         (16.2, ("delivered", "a1", False, 8.0)),
         (16.2, ("drop", "a1", "interrupted")),
-        (18.5, ("play", "p1", iv().text, 0)),  # 2 s after the room fell silent
+        # 2 s after the room fell silent; no sentence of the answer was heard whole, so
+        # the remark's "120 patients" is not counted as said.
+        (18.5, ("play", "p1", iv().text, 0)),
     ]
