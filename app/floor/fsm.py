@@ -597,12 +597,14 @@ class FloorFSM:
         else:
             self._drop(slot, "interrupted", f"{heard:.1f} s heard, the rest dropped")
             return
-        if self.queued is not None:  # something newer is waiting: it wins
+        if self.queued is not None and self.queued.since > slot.since:  # newer: it wins
             self._drop(again, "replaced")
         elif self.mode == FloorMode.HAND_RAISE and not slot.direct:
             self._lower_hand("replaced")
             self.held = again
         else:
+            if self.queued is not None:  # older than the one interrupted (a question went first)
+                self._drop(self.queued, "replaced")
             self.queued = again
 
     # --- modes ----------------------------------------------------------------------------

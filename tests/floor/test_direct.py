@@ -336,3 +336,18 @@ def test_a_remark_plays_after_a_direct_answer_someone_talked_over() -> None:
         # the remark's "120 patients" is not counted as said.
         (18.5, ("play", "p1", iv().text, 0)),
     ]
+
+
+def test_a_direct_answer_talked_over_at_once_is_said_again_before_an_older_remark() -> None:
+    steps = (room(0, 15, speech=[(0, 3), (4, 6)]) + room(15, 16.5, [(15.3, 16.5)], self_voice=True)
+             + room(16.5, 30) + [
+        (1.0, "iv", DROPOUT), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0)),
+        (15.0, "iv", answer(1)), heard(15.8, 15.3, "Sorry, what was that?"),
+        receipt(16.0, "a1", "stopped", 1.0)])
+    assert run(steps).of("play", "stop", "delivered", "drop") == [
+        (15.0, ("play", "a1", "They used 120 patients.", 0)),
+        (15.8, ("stop", "barge_in")),
+        (16.0, ("delivered", "a1", False, 1.0)),
+        (16.0, ("drop", "p1", "replaced")),  # queued before the question: the answer is newer
+        (18.5, ("play", "a1", "They used 120 patients.", 0)),
+    ]
