@@ -8,10 +8,12 @@ demo all go through it, so a recorded meeting takes exactly the microphone's pat
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -297,6 +299,21 @@ def print_event(event: Any) -> None:
         print(f"  JARVIS: {event.text}", flush=True)
 
 
+@contextlib.contextmanager
+def _ctrl_c_sets(interrupted: threading.Event) -> Iterator[None]:
+    """While inside, Ctrl-C sets ``interrupted`` instead of raising KeyboardInterrupt: an
+    exception raised inside a Qt callback (``pump``) is swallowed there, a flag is not.
+    Off the main thread, where Python delivers no signals, it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: interrupted.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_headless(
     meeting: LiveMeeting,
     prepare: Callable[[], bool],
@@ -324,24 +341,27 @@ def run_headless(
     loader = threading.Thread(target=load, name="meeting-loader", daemon=True)
     deadline = None if timeout is None else time.monotonic() + timeout
     quiet_since: float | None = None
+    interrupted = threading.Event()
     try:
-        loader.start()
-        while True:
-            if pump is not None:
-                pump()
-            if done is not None and done():
-                return Outcome.DONE
-            if prepared.is_set() and meeting.agent_problem is not None:
-                return Outcome.AGENT_FAILED
-            if prepared.is_set() and meeting.settled():
-                quiet_since = quiet_since or time.monotonic()
-                if time.monotonic() - quiet_since >= settle:
-                    return Outcome.AUDIO_ENDED
-            else:
-                quiet_since = None
-            if deadline is not None and time.monotonic() >= deadline:
-                return Outcome.TIMED_OUT
-            time.sleep(0.05)
+        with _ctrl_c_sets(interrupted):
+            loader.start()
+            while not interrupted.is_set():
+                if pump is not None:
+                    pump()
+                if done is not None and done():
+                    return Outcome.DONE
+                if prepared.is_set() and meeting.agent_problem is not None:
+                    return Outcome.AGENT_FAILED
+                if prepared.is_set() and meeting.settled():
+                    quiet_since = quiet_since or time.monotonic()
+                    if time.monotonic() - quiet_since >= settle:
+                        return Outcome.AUDIO_ENDED
+                else:
+                    quiet_since = None
+                if deadline is not None and time.monotonic() >= deadline:
+                    return Outcome.TIMED_OUT
+                time.sleep(0.05)
+            return Outcome.INTERRUPTED
     except KeyboardInterrupt:
         return Outcome.INTERRUPTED
     finally:
