@@ -524,7 +524,7 @@ class FloorFSM:
         """The intervention if it is still worth saying; drops and records it otherwise."""
         iv = slot.intervention
         if slot.direct:
-            return iv
+            return self._answer_fresh(slot)
         if iv.decided_turn >= 0:
             since = [t for _, t in self.turns if t.index > iv.decided_turn]
         else:
@@ -534,6 +534,17 @@ class FloorFSM:
         if stale is None:
             return iv
         self._drop(slot, f"stale_{stale.reason}", stale.detail)
+        return None
+
+    def _answer_fresh(self, slot: Slot) -> Intervention | None:
+        """A direct answer is said again after an interruption only until the room has
+        talked on for as many turns as make a remark late: then the question is behind it."""
+        if not slot.recoveries:
+            return slot.intervention
+        since = sum(at > slot.since for at, _ in self.turns)
+        if since <= self.settings.freshness_late_turns:
+            return slot.intervention
+        self._drop(slot, "stale_late", f"{since} turns since it was interrupted")
         return None
 
     def _stop(self, reason: str) -> None:

@@ -351,3 +351,19 @@ def test_a_direct_answer_talked_over_at_once_is_said_again_before_an_older_remar
         (16.0, ("drop", "p1", "replaced")),  # queued before the question: the answer is newer
         (18.5, ("play", "a1", "They used 120 patients.", 0)),
     ]
+
+
+def test_a_direct_answer_talked_over_is_not_said_again_once_the_room_has_moved_on() -> None:
+    talk = [(16.0 + 3 * i, 18.5 + 3 * i) for i in range(6)]  # six turns, no pause of 2 s
+    steps = (room(0, 15, speech=[(0, 3), (4, 6)]) + room(15, 16.0, [(15.3, 16.0)], self_voice=True)
+             + room(16.0, 40, speech=talk) + [
+        wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0)),
+        (15.0, "iv", answer(1)), heard(15.8, 15.3, "Sorry, what was that?"),
+        receipt(16.0, "a1", "stopped", 1.0),
+        *((b + 0.2, "turn", turn("B", f"Something else, point {i}.", a, b))
+          for i, (a, b) in enumerate(talk))])
+    assert run(steps).of("play", "delivered", "drop") == [
+        (15.0, ("play", "a1", "They used 120 patients.", 0)),
+        (16.0, ("delivered", "a1", False, 1.0)),
+        (35.5, ("drop", "a1", "stale_late")),  # 2 s after the sixth turn: late, not replayed
+    ]
