@@ -608,7 +608,9 @@ class FloorFSM:
         else:
             self._drop(slot, "interrupted", f"{heard:.1f} s heard, the rest dropped")
             return
-        if self.queued is not None and self.queued.since > slot.since:  # newer: it wins
+        # What waits wins, unless it is older and what was stopped is said whole again
+        # (an answer's last piece after its first were heard does not displace a remark).
+        if self.queued is not None and (self.queued.since > slot.since or again.resume_sentence):
             self._drop(again, "replaced")
         elif self.mode == FloorMode.HAND_RAISE and not slot.direct:
             self._lower_hand("replaced")

@@ -367,3 +367,21 @@ def test_a_direct_answer_talked_over_is_not_said_again_once_the_room_has_moved_o
         (16.0, ("delivered", "a1", False, 1.0)),
         (35.5, ("drop", "a1", "stale_late")),  # 2 s after the sixth turn: late, not replayed
     ]
+
+
+def test_an_answers_last_piece_talked_over_does_not_displace_an_older_remark() -> None:
+    steps = (room(0, 8, speech=[(0, 3), (4, 6)]) + room(8, 11, [(10.2, 11.0)], self_voice=True)
+             + room(11, 30) + [
+        (1.0, "iv", DROPOUT), wake(4.1), (6.2, "turn", turn("A", Q, 4.0, 6.0)),
+        delta(8.0, 1, 0, "They used 120 patients.", checked=True),
+        (8.5, "iv", answer(1, "They used 120 patients. See page 2.")),
+        receipt(10.0, "direct-1", "finished", 2.0),
+        heard(10.7, 10.2, "Right, so the dropout then."),
+        receipt(10.9, "a1", "stopped", 0.9, 0)])
+    assert run(steps).of("play", "delivered", "drop") == [
+        (8.0, ("play", "direct-1", "They used 120 patients.", 0)),
+        (10.0, ("play", "a1", "See page 2.", 1)),
+        (10.9, ("delivered", "a1", False, 0.9)),
+        (10.9, ("drop", "a1", "replaced")),  # its answer was heard: the remark keeps its turn
+        (13.0, ("play", "p1", DROPOUT.text, 0)),
+    ]
