@@ -181,6 +181,10 @@ class UtteranceSettings:
     # open-question detector finds for it holds at least this share of its content words
     # (0-1). 0: the model answers them.
     quote_any_coverage: float = 0.8
+    # An open question the room left (a gap the gate passed) is answered the same way,
+    # with the same two thresholds, from the sentence the open-question detector found;
+    # else the model writes the intervention. False: the model writes it.
+    quote_open_questions: bool = True
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

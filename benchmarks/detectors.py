@@ -5,8 +5,10 @@ Every conversation runs through the same retrieval and detectors as the harness
 (``app.backbone.proposals.Proposer``; backchannels skipped). Per event type:
 - wrong / self_correction: a number or name proposal on the onset turn or the next one
   whose value is a gold value ("detected"), split into number and name swaps;
-- gap: an open-question proposal on one of the two turns after the question, and
-  whether it names the evidence sentence;
+- gap: an open-question proposal on one of the two turns after the question, whether
+  it names the evidence sentence, whether the intervention would quote its answer
+  sentence (``UtteranceSettings`` coverage thresholds) and whether that quote is the
+  evidence sentence or holds a gold value;
 - misattribution: no detector proposes one (the monitor judges them alone);
 - resolved_question / unanswerable: any proposal in the window (false alarms);
 - ordinary turns outside every event window: proposals per 100 turns;
@@ -28,10 +30,13 @@ Prints a table and writes benchmarks/results/detectors.json.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -42,6 +47,7 @@ from retrieval_recall import evidence_sids  # noqa: E402
 from app.backbone import guard  # noqa: E402
 from app.backbone.context import EvidenceFinder  # noqa: E402
 from app.backbone.detectors import DocumentFacts, Proposal  # noqa: E402
+from app.backbone.intervene import quoted_open_question  # noqa: E402
 from app.backbone.proposals import BEFORE_LINES, Proposer  # noqa: E402
 from app.backbone.retrieval import default_search  # noqa: E402
 from app.backbone.transcript import Line  # noqa: E402
@@ -76,7 +82,10 @@ def _hits(found: dict[int, list[Proposal]], turns: range, kinds: set[str]) -> li
     return [p for t in turns for p in found.get(t, []) if p.detector in kinds]
 
 
-def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) -> dict:
+def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
+                quote: Callable[[Proposal], tuple[int, str] | None] | None = None) -> dict:
+    """One event's row; ``quote``: the sentence an open question would be answered with
+    by quote (the intervener's rule), or None where the model would write it."""
     onset, row = event.onset_turn, {"id": event.id, "type": event.type}
     if event.type in ("wrong", "self_correction"):
         hits = _hits(found, range(onset, onset + 2), {"number", "name"})
@@ -90,6 +99,11 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int]) 
         hits = _hits(found, range(onset + 1, onset + 3), {"open_question"})
         row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits),
                 "first": any(p.sids[:1] and p.sids[0] in gold for p in hits)}
+        quoted = quote(hits[0]) if quote is not None and hits else None
+        if quote is not None and hits:
+            row |= {"quoted": quoted is not None, "quoted_right": quoted is not None and (
+                quoted[0] in gold or contains_any(quoted[1], event.gold_values)),
+                "quote": quoted[1] if quoted else ""}
     elif event.type == "misattribution":
         pass
     else:  # resolved_question, unanswerable: any proposal is a false alarm
@@ -118,6 +132,14 @@ def guard_closes(event: Event, texts: dict[int, str], window: int, share: float
     return False
 
 
+def _quoted(document: Any, facts: DocumentFacts, settings: Settings, proposal: Proposal
+            ) -> tuple[int, str] | None:
+    """The sentence the intervention would quote for an open question; None where the
+    model would write it."""
+    answer = quoted_open_question(document, proposal, facts, settings.utterance)
+    return None if answer is None else (answer.sids[0], answer.text)
+
+
 def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
              ) -> tuple[list[dict], dict[str, int]]:
     settings = Settings()
@@ -133,10 +155,11 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
             found = proposals_by_turn(
                 proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns], split)
             events = [e for e in case.events if e.conversation == conversation.name]
+            quote = functools.partial(_quoted, index, facts, settings)
             texts = {t.turn: t.text for t in conversation.turns if not is_backchannel(t.text)}
             for event in events:
                 row = score_event(event, found, evidence_sids(index, event.evidence)
-                                  if event.evidence else set())
+                                  if event.evidence else set(), quote)
                 closes = guard_closes(event, texts, settings.ledger.guard_window_turns,
                                       settings.ledger.guard_min_token_share)
                 rows.append(row if closes is None else row | {"guard_closes": closes})
@@ -163,6 +186,10 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
             [r for r in rows if r["type"] == "gap"], "detected"),
         "gap: the evidence sentence first": rate(
             [r for r in rows if r["type"] == "gap"], "first"),
+        "gap proposed: answered by quote": rate(
+            [r for r in rows if "quoted" in r], "quoted"),
+        "gap quoted: the evidence or the gold value": rate(
+            [r for r in rows if r.get("quoted")], "quoted_right"),
         "self_correction: the guard closes at the repair": rate(
             [r for r in rows if r["type"] == "self_correction"], "guard_closes"),
         "wrong: the guard closes in the window": rate(

@@ -45,6 +45,7 @@ class Proposal:
     key: str
     note: str  # one line for the monitor prompt
     said: str = ""  # the wrong value or term as spoken (to recognise it being adopted)
+    question: str = ""  # an open question as it was asked
 
     def verdict(self) -> Verdict:
         """The proposal as the verdict that would confirm it (to find its claim)."""
@@ -247,6 +248,7 @@ def open_question(
         Detector.OPEN_QUESTION, Status.MISSING, question_point(asked), "", sids,
         key=question_key(asked),
         note=f"the question was left unanswered; [S{best.sid}] may answer it",
+        question=asked,
     )]
 
 

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
-from app.backbone.detectors import Proposal, same_matter
-from app.backbone.direct import quoted
+from app.backbone.detectors import DocumentFacts, Proposal, same_matter
+from app.backbone.direct import DirectAnswer, quote_answer, quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
@@ -32,7 +32,7 @@ from app.language.numbers import quantities
 from app.language.talk import counted_in_question, set_aside
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
-from app.settings import AnswerCheck, Settings
+from app.settings import AnswerCheck, Settings, UtteranceSettings
 
 GENERATION_SENTENCES = 3  # sentences the generation is given
 
@@ -104,6 +104,7 @@ class Intervener:
     sentence_block: Callable[[Sequence[int]], str]
     turn_sids: dict[int, list[int]]  # each turn's retrieved sentences, in rank order
     asked: dict[str, Proposal]  # open questions with an answer sentence, by claim key
+    facts: DocumentFacts | None = None  # the document's quantities, for quoted answers
     lower: str = ""  # the document's text in lower case, for search phrases
 
     def __post_init__(self) -> None:
@@ -170,16 +171,30 @@ class Intervener:
         (``same_matter``); else the model writes it, and text it cannot ground is not
         said. (A correction is always written by the model: it names the speaker's value
         to set it aside, which no document sentence does.)"""
-        if not (self.settings.utterance.quote_checked_values and draft.checked
-                and draft.intent == Intent.MISSING):
+        if draft.intent != Intent.MISSING:
             return draft
+        if not (self.settings.utterance.quote_checked_values and draft.checked):
+            return self.quoted_answer(draft)
         value = draft.claim.predicted_answer
         pool = draft.sids[:1] if draft.asked is not None else draft.sids
         sid = next((s for s in pool if holds_value(self.document, s, value)), None)
         if sid is None or not same_matter(draft.claim.text, self.document.get(sid).text):
-            return draft
+            return self.quoted_answer(draft)
         quote = quoted(self.document, [sid])
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+
+    def quoted_answer(self, draft: Draft) -> Outcome:
+        """An open question the room left is answered as a direct question would be: by
+        the words of the detector's answer sentence, where that sentence covers the
+        question (``direct.quote_answer``'s thresholds); else the model writes it."""
+        asked, utterance = draft.asked, self.settings.utterance
+        if asked is None or not utterance.quote_open_questions:
+            return draft
+        assert self.facts is not None
+        answer = quoted_open_question(self.document, asked, self.facts, utterance)
+        if answer is None:
+            return draft
+        return dataclasses.replace(draft, made=Generated(True, answer.text, "", answer.sids))
 
     def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
         if draft.made is not None:
@@ -233,6 +248,16 @@ class Intervener:
         if claim.status not in (Status.INCORRECT, Status.MISSING):
             return False
         return any(holds_value(self.document, s, claim.predicted_answer) for s in sids)
+
+
+def quoted_open_question(document: Any, asked: Proposal, facts: DocumentFacts,
+                         utterance: UtteranceSettings) -> DirectAnswer | None:
+    """The quote that answers an open question the detector found a sentence for, as a
+    direct question would be answered; None where the model writes the answer."""
+    if not asked.question or not asked.sids:
+        return None
+    return quote_answer(document, asked.question, [document.get(asked.sids[0])], facts,
+                        utterance.quote_direct_coverage, utterance.quote_any_coverage)
 
 
 def intervention(draft: Draft, ident: str) -> Intervention:

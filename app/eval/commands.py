@@ -133,6 +133,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "quote-values": _utterance(quote_checked_values=False),
     "quote-direct": _utterance(quote_direct_coverage=0.0),
     "quote-any": _utterance(quote_any_coverage=0.0),
+    "quote-gaps": _utterance(quote_open_questions=False),
     "guard-closes": _ledger(guard_closes_corrections=False),
 }
 

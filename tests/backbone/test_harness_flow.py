@@ -667,3 +667,32 @@ def test_a_direct_question_lists_only_the_sentences_its_context_lines_lack(docum
     assert direct.count("  [S2] ") == 1  # under turn 0, where the monitor call showed it
     assert direct.index("  [S2] ") < direct.index("TASK direct")
     assert direct.startswith(monitor.split("TASK")[0])  # the cached text, as it was
+
+
+@pytest.mark.parametrize("quote", [True, False])
+def test_an_open_question_the_answer_sentence_covers_is_answered_by_quote(document, quote):
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
+    llm = ScriptedLLM([UNNAMED, verdict, *([] if quote else [SPEAK_GAP])])
+    bb = make(document, llm, quote_direct=True)
+    bb.intervener.settings = bb.settings = dataclasses.replace(
+        bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
+                                                   quote_open_questions=quote))
+    bb.on_turn(turn(10, NODES_Q))
+    decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    assert decision.action == "speak" and [c.sid for c in decision.intervention.citations] == [2]
+    if quote:  # the question's words are in S2, which gives a count: no generation call
+        assert llm.stages() == ["monitor", "monitor"]
+        assert decision.intervention.text.startswith(f"The document says: {TEXTS[2]} You'll")
+    else:
+        assert llm.stages() == ["monitor", "monitor", "generate"]
+
+
+def test_an_open_question_the_answer_sentence_covers_poorly_is_written_by_the_model(document):
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
+    llm = ScriptedLLM([UNNAMED, verdict, SPEAK_GAP])
+    bb = make(document, llm, quote_direct=True)
+    bb.on_turn(turn(10, "After all that cleaning by hand, how many paper nodes did the team "
+                        "end up keeping for the final release?"))
+    decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    assert llm.stages() == ["monitor", "monitor", "generate"]  # 2 of 9 words in S2
+    assert decision.action == "speak"
