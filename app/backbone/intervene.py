@@ -104,7 +104,7 @@ class Intervener:
     sentence_block: Callable[[Sequence[int]], str]
     turn_sids: dict[int, list[int]]  # each turn's retrieved sentences, in rank order
     asked: dict[str, Proposal]  # open questions with an answer sentence, by claim key
-    facts: DocumentFacts | None = None  # the document's quantities, for quoted answers
+    facts: DocumentFacts  # the document's quantities, for quoted answers
     lower: str = ""  # the document's text in lower case, for search phrases
 
     def __post_init__(self) -> None:
@@ -190,7 +190,6 @@ class Intervener:
         asked, utterance = draft.asked, self.settings.utterance
         if asked is None or not utterance.quote_open_questions:
             return draft
-        assert self.facts is not None
         answer = quoted_open_question(self.document, asked, self.facts, utterance)
         if answer is None:
             return draft
