@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -24,6 +25,20 @@ def _application(headless: bool) -> Any:
     app.setApplicationName("Jarvis")
     app.setOrganizationName("jarvis-room")
     return app
+
+
+def _close_on_ctrl_c(app: Any) -> None:
+    """Ctrl-C in the terminal closes the windows as Ctrl+Q does: the meeting stops and its
+    record closes. Qt runs no Python while it waits, and a KeyboardInterrupt raised inside
+    a slot goes no further, so a timer wakes the interpreter and the handler only asks Qt
+    to close the windows once it is back in its event loop."""
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGINT, lambda _signum, _frame: QTimer.singleShot(
+        0, app.closeAllWindows))
+    waker = QTimer(app)
+    waker.timeout.connect(lambda: None)
+    waker.start(200)  # ms
 
 
 def run_app(
@@ -58,6 +73,7 @@ def run_app(
         window.open_pdfs([Path(p) for p in pdfs])
     else:
         meeting.pipeline.set_status("backbone", False, "open a PDF to start the agent")
+    _close_on_ctrl_c(app)
     return int(app.exec())
 
 
@@ -103,6 +119,7 @@ def run_demo(
             demo.start_audio()  # even without an agent the transcript shows the pipeline
 
         threading.Thread(target=prepare_then_play, daemon=True, name="demo-loader").start()
+        _close_on_ctrl_c(app)
         return int(app.exec())
     try:
         outcome = run_headless(

@@ -1,7 +1,8 @@
 """`jarvis run` opens its window on a real X server through Qt's xcb plugin (not offscreen).
 
-Xvfb is the X server; xdotool finds the window and presses Ctrl+Q in it; xwd takes the
-screenshot, read here as plain XWD. The installers put all of them (and the xcb libraries
+Xvfb is the X server; xdotool finds the window and presses Ctrl+Q in it (or the test
+sends the process Ctrl-C, as a terminal would); xwd takes the screenshot, read here as
+plain XWD. The installers put all of them (and the xcb libraries
 Qt needs) on the machine; the test skips, saying which is absent, elsewhere.
 """
 
@@ -21,6 +22,7 @@ import pytest
 
 from app.doctor import XCB_LIBRARIES, loadable
 from app.pipeline.demo import DemoAssets
+from app.session.record import SESSION_ENDED, read_record
 
 TOOLS = ("Xvfb", "xdotool", "xwd")
 TITLE = "Jarvis for the room"
@@ -155,6 +157,23 @@ def test_jarvis_run_opens_a_painted_window_on_xcb(display: str, tmp_path: Path) 
         xdotool(display, "windowfocus", "--sync", window)
         xdotool(display, "key", "ctrl+q")
         assert app.wait(timeout=60) == 0, _output(app)
+    finally:
+        if app.poll() is None:
+            app.send_signal(signal.SIGKILL)
+            app.wait()
+
+
+def test_ctrl_c_in_the_terminal_closes_the_window_and_its_record(display: str,
+                                                                  tmp_path: Path) -> None:
+    app = launch(display, tmp_path)
+    try:
+        assert wait_for_window(display, app, timeout=90), _output(app)
+        time.sleep(3.0)  # the workers are starting: Ctrl-C must stop them as well
+        app.send_signal(signal.SIGINT)
+        assert app.wait(timeout=60) == 0, _output(app)
+        records = sorted((tmp_path / "data" / "sessions").glob("*.jsonl"))
+        assert records, _output(app)
+        assert read_record(records[-1])[-1]["kind"] == SESSION_ENDED
     finally:
         if app.poll() is None:
             app.send_signal(signal.SIGKILL)
