@@ -99,8 +99,8 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
         hits = _hits(found, range(onset + 1, onset + 3), {"open_question"})
         row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits),
                 "first": any(p.sids[:1] and p.sids[0] in gold for p in hits)}
-        quoted = quote(hits[0]) if quote is not None and hits else None
         if quote is not None and hits:
+            quoted = quote(hits[0])
             row |= {"quoted": quoted is not None, "quoted_right": quoted is not None and (
                 quoted[0] in gold or contains_any(quoted[1], event.gold_values)),
                 "quote": quoted[1] if quoted else ""}

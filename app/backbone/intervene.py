@@ -18,7 +18,7 @@ from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
 from app.backbone.detectors import DocumentFacts, Proposal, same_matter
-from app.backbone.direct import DirectAnswer, quote_answer, quoted
+from app.backbone.direct import Checked, DirectAnswer, quote_answer, quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
@@ -166,34 +166,38 @@ class Intervener:
                                    raised=tuple(raised), ranked=tuple(ranked))
 
     def quoted(self, draft: Draft) -> Outcome:
-        """A missing fact whose value was checked is said as the words of the sentence
-        that holds it, without the model, where that sentence is about what was asked
-        (``same_matter``); else the model writes it, and text it cannot ground is not
-        said. (A correction is always written by the model: it names the speaker's value
-        to set it aside, which no document sentence does.)"""
+        """A missing fact is said as the words of a document sentence, without the model,
+        where one plainly answers it (``_value_quote``, else ``_question_quote``); else the
+        model writes it, and text it cannot ground is not said. (A correction is always
+        written by the model: it names the speaker's value to set it aside, which no
+        document sentence does.)"""
         if draft.intent != Intent.MISSING:
             return draft
+        quote = self._value_quote(draft) or self._question_quote(draft)
+        if quote is None:
+            return draft
+        return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+
+    def _value_quote(self, draft: Draft) -> Checked | None:
+        """The sentence that holds the checked value, where it is about what was asked
+        (``same_matter``)."""
         if not (self.settings.utterance.quote_checked_values and draft.checked):
-            return self.quoted_answer(draft)
+            return None
         value = draft.claim.predicted_answer
         pool = draft.sids[:1] if draft.asked is not None else draft.sids
         sid = next((s for s in pool if holds_value(self.document, s, value)), None)
         if sid is None or not same_matter(draft.claim.text, self.document.get(sid).text):
-            return self.quoted_answer(draft)
-        quote = quoted(self.document, [sid])
-        return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+            return None
+        return quoted(self.document, [sid])
 
-    def quoted_answer(self, draft: Draft) -> Outcome:
-        """An open question the room left is answered as a direct question would be: by
-        the words of the detector's answer sentence, where that sentence covers the
-        question (``direct.quote_answer``'s thresholds); else the model writes it."""
+    def _question_quote(self, draft: Draft) -> DirectAnswer | None:
+        """An open question the room left, answered as a direct question would be: by the
+        words of the detector's answer sentence, where that sentence covers the question
+        (``direct.quote_answer``'s thresholds)."""
         asked, utterance = draft.asked, self.settings.utterance
         if asked is None or not utterance.quote_open_questions:
-            return draft
-        answer = quoted_open_question(self.document, asked, self.facts, utterance)
-        if answer is None:
-            return draft
-        return dataclasses.replace(draft, made=Generated(True, answer.text, "", answer.sids))
+            return None
+        return quoted_open_question(self.document, asked, self.facts, utterance)
 
     def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
         if draft.made is not None:
