@@ -91,6 +91,7 @@ class Detector(StrEnum):
     NUMBER = "number"  # a number the turn gives differs from the document's for it
     NAME = "name"  # a restatement of a document sentence with one name or term swapped
     OPEN_QUESTION = "open_question"  # a question the replies left open
+    ABSENT = "absent"  # a finding stated with names the document never uses
 
 
 class AnswerCheck(StrEnum):
@@ -185,6 +186,10 @@ class UtteranceSettings:
     # with the same two thresholds, from the sentence the open-question detector found;
     # else the model writes the intervention. False: the model writes it.
     quote_open_questions: bool = True
+    # A misattribution whose raising turns name terms the document never uses is said as
+    # "The document doesn't mention <those terms>.", with no generation call: the absence
+    # is checked against the document's text. False: the model writes the denial.
+    quote_denials: bool = True
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

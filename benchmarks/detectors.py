@@ -9,7 +9,7 @@ Every conversation runs through the same retrieval and detectors as the harness
   it names the evidence sentence, whether the intervention would quote its answer
   sentence (``UtteranceSettings`` coverage thresholds) and whether that quote is the
   evidence sentence or holds a gold value;
-- misattribution: no detector proposes one (the monitor judges them alone);
+- misattribution: an absent-finding proposal on the onset turn or the next one;
 - resolved_question / unanswerable: any proposal in the window (false alarms);
 - ordinary turns outside every event window: proposals per 100 turns;
 - the self-repair guard's own verdict (``app.backbone.guard``, the rule that closes a
@@ -105,7 +105,7 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
                 quoted[0] in gold or contains_any(quoted[1], event.gold_values)),
                 "quote": quoted[1] if quoted else ""}
     elif event.type == "misattribution":
-        pass
+        row |= {"detected": bool(_hits(found, range(onset, onset + 2), {"absent"}))}
     else:  # resolved_question, unanswerable: any proposal is a false alarm
         hits = _hits(found, range(onset, onset + WINDOW + 1), set(Detector))
         row |= {"false_alarm": bool(hits), "detectors": sorted({p.detector for p in hits})}
@@ -132,6 +132,16 @@ def guard_closes(event: Event, texts: dict[int, str], window: int, share: float
     return False
 
 
+@functools.cache
+def _off_document(dev: Path) -> frozenset[tuple[str, str]]:
+    return read_set(dev).off_document
+
+
+def read_set_off(dev: Path, document: str, conversation: str) -> bool:
+    """The conversation is the set's off-document track (a meeting about something else)."""
+    return (document, conversation) in _off_document(dev)
+
+
 def _quoted(document: Any, facts: DocumentFacts, settings: Settings, proposal: Proposal
             ) -> tuple[int, str] | None:
     """The sentence the intervention would quote for an open question; None where the
@@ -145,7 +155,7 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
     settings = Settings()
     embedder = get_embedder()
     rows: list[dict] = []
-    background = {"turns": 0, "with_proposal": 0}
+    background = {"turns": 0, "with_proposal": 0, "absent": 0, "off_turns": 0, "off_absent": 0}
     for case in read_set(dev, only).documents:
         index = open_document(case.document, settings.document)
         facts = DocumentFacts(index.sentences)
@@ -164,10 +174,13 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
                                       settings.ledger.guard_min_token_share)
                 rows.append(row if closes is None else row | {"guard_closes": closes})
             covered = {t for e in events for t in range(e.onset_turn, e.onset_turn + WINDOW + 1)}
+            off = "off_" if read_set_off(dev, case.name, conversation.name) else ""
             for turn, hits in found.items():
                 if turn not in covered:
-                    background["turns"] += 1
-                    background["with_proposal"] += bool(hits)
+                    background[f"{off}turns"] += 1
+                    background[f"{off}absent"] += any(p.detector == "absent" for p in hits)
+                    if not off:
+                        background["with_proposal"] += bool(hits)
     return rows, background
 
 
@@ -194,6 +207,8 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
             [r for r in rows if r["type"] == "self_correction"], "guard_closes"),
         "wrong: the guard closes in the window": rate(
             [r for r in rows if r["type"] == "wrong"], "guard_closes"),
+        "misattribution: absent finding proposed": rate(
+            [r for r in rows if r["type"] == "misattribution"], "detected"),
         "resolved/unanswerable: false alarm": rate(
             [r for r in rows if r["type"] in ("resolved_question", "unanswerable")],
             "false_alarm"),
@@ -202,6 +217,12 @@ def summarise(rows: list[dict], background: dict[str, int]) -> dict[str, dict]:
     groups["other turns: proposals per 100"] = {
         "n": turns, "per_100": round(100 * background["with_proposal"] / turns, 1) if turns
         else None}
+    groups["other turns: absent findings per 100"] = {
+        "n": turns, "per_100": round(100 * background["absent"] / turns, 1) if turns
+        else None}
+    off = background["off_turns"]
+    groups["off-document turns: absent findings per 100"] = {
+        "n": off, "per_100": round(100 * background["off_absent"] / off, 1) if off else None}
     return groups
 
 

@@ -77,6 +77,24 @@ class DocumentFacts:
     def vocabulary(self) -> set[str]:
         return set(content_tokens(self._text))
 
+    @cached_property
+    def roots(self) -> set[str]:
+        return {root(t) for t in self.vocabulary}
+
+    @cached_property
+    def _words(self) -> set[str]:
+        return set(re.findall(r"\w+", self.lower))
+
+    def mentions(self, term: str) -> bool:
+        """The document uses ``term`` as written (case aside), as whole words."""
+        words = re.findall(r"\w+", term.lower())
+        if not words:
+            return True
+        if len(words) == 1:
+            return words[0] in self._words
+        return re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)",
+                         self.lower) is not None
+
     def supports_quantity(self, q: Quantity, utterance: str = "") -> bool:
         """The document states this value for the same kind of thing (a restatement, not
         a swap): equal value, compatible unit, and, given the utterance, a sentence that
@@ -158,6 +176,61 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
             continue
         found.append((term, match.start(), match.end()))
     return found
+
+
+def _name_runs(text: str) -> list[str]:
+    """The names of ``text`` with adjacent capitalised words joined into one ("Joe
+    Pesci", "National Medical Products Administration")."""
+    runs: list[tuple[int, int]] = []
+    for _, start, end in _name_spans(text):
+        if runs and not text[runs[-1][1]:start].strip():
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((start, end))
+    return [text[a:b] for a, b in runs]
+
+
+def absent_terms(text: str, facts: DocumentFacts) -> list[str]:
+    """The names ``text`` states that the document never uses: a run of capitalised words
+    or a name-shaped term ("GCN", "ACE2"), with a word of its own the document lacks. A
+    lone capitalised word is left out: sentence-case slips and first names are common in
+    talk, and a single first name says little about where a finding comes from."""
+    out = []
+    for term in _name_runs(text):
+        words = term.split()
+        if len(words) < 2 and not _shaped(term):
+            continue
+        if facts.mentions(term) or all(facts.mentions(w) for w in words if len(w) >= 3):
+            continue
+        if term not in out:
+            out.append(term)
+    return out
+
+
+MIN_FINDING_WORDS = 6  # a shorter turn is a remark, not a finding stated
+
+
+def absent_finding(utterance: str, facts: DocumentFacts) -> list[Proposal]:
+    """A finding stated as fact, on the document's subject, that names terms the document
+    never uses: the room may be giving it the document's authority (SPEC's
+    misattribution). Outside knowledge said in passing looks alike here; the monitor
+    confirms, and the gate waits for the room to let it stand."""
+    if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
+            or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
+        return []
+    terms = absent_terms(utterance, facts)
+    if not terms:
+        return []
+    own = _roots(" ".join(terms))
+    if len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
+        return []  # not about the document's subject: off-document talk
+    named = " and ".join(f'"{t}"' for t in terms[:2])
+    return [Proposal(
+        Detector.ABSENT, Status.NOT_IN_DOCUMENT, _clause_with(utterance, terms[0]), "", (),
+        key="absent " + " ".join(sorted(t.lower() for t in terms[:3])),
+        note=f"the utterance names {named}, which the document never mentions",
+        said=terms[0],
+    )]
 
 
 def _shaped(term: str) -> bool:
@@ -376,4 +449,6 @@ def detect(
         found += name_mismatch(utterance, candidates, facts)
     if Detector.OPEN_QUESTION in enabled:
         found += open_question(utterance, previous, candidates, facts, asked_candidates)
+    if Detector.ABSENT in enabled and not found:
+        found += absent_finding(utterance, facts)
     return found

@@ -17,14 +17,14 @@ from typing import Any, Protocol
 from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
-from app.backbone.detectors import DocumentFacts, Proposal, same_matter
+from app.backbone.detectors import DocumentFacts, Proposal, absent_terms, same_matter
 from app.backbone.direct import Checked, DirectAnswer, quote_answer, quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
 from app.backbone.stage import StageReply
 from app.backbone.transcript import Transcript
-from app.backbone.utterance import assemble, clean_text, quote_lead
+from app.backbone.utterance import assemble, clean_text, quote_lead, the_documents
 from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
@@ -167,16 +167,34 @@ class Intervener:
 
     def quoted(self, draft: Draft) -> Outcome:
         """A missing fact is said as the words of a document sentence, without the model,
-        where one plainly answers it (``_value_quote``, else ``_question_quote``); else the
+        where one plainly answers it (``_value_quote``, else ``_question_quote``), and a
+        misattribution as the names the document never uses (``_denial``); else the
         model writes it, and text it cannot ground is not said. (A correction is always
         written by the model: it names the speaker's value to set it aside, which no
         document sentence does.)"""
+        if draft.intent == Intent.NOT_IN_DOCUMENT:
+            denial = self._denial(draft)
+            return draft if denial is None else dataclasses.replace(
+                draft, made=Generated(True, denial))
         if draft.intent != Intent.MISSING:
             return draft
         quote = self._value_quote(draft) or self._question_quote(draft)
         if quote is None:
             return draft
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+
+    def _denial(self, draft: Draft) -> str | None:
+        """"The document doesn't mention X." for the names the raising turns state that the
+        document never uses (at most two, as said first)."""
+        if not self.settings.utterance.quote_denials:
+            return None
+        terms = list(dict.fromkeys(t for turn in draft.raised
+                                   for t in absent_terms(turn, self.facts)))[:2]
+        if not terms:
+            return None
+        where = the_documents(self.document)
+        verb = "don't" if where.endswith("documents") else "doesn't"
+        return f"{where[0].upper()}{where[1:]} {verb} mention {' or '.join(terms)}."
 
     def _value_quote(self, draft: Draft) -> Checked | None:
         """The sentence that holds the checked value, where it is about what was asked

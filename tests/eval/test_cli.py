@@ -164,7 +164,7 @@ def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
                    "--without", "check-value", "--without", "standing") == 0  # fmt: skip
     settings = factories[0].settings
     ledger = settings.ledger
-    assert ledger.detectors == ("name", "open_question")  # number left out of the default
+    assert ledger.detectors == ("name", "open_question", "absent")  # number left out
     assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
     assert ledger.screen_turns is False and ledger.count_standing_turns is False
     assert settings.utterance.answer_checks == ("forced_answer", "grounded")

@@ -1,0 +1,104 @@
+"""The absent-finding detector and the denial said for it: names the document never uses."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.backbone.detectors import DocumentFacts, absent_finding, absent_terms, detect
+from app.backbone.harness import Backbone
+from app.backbone.retrieval import lexical_search
+from app.backbone.verdict import Status
+from app.settings import (
+    ContextMode,
+    Detector,
+    LedgerSettings,
+    LLMSettings,
+    Settings,
+    UtteranceSettings,
+)
+from tests.backbone.scripted import ScriptedLLM, WordOverlap
+from tests.backbone.test_harness_flow import paper, turn
+
+FINDING = "They tag the tokens with a graph convolutional network (GCN) on top of the LSTM."
+
+
+@pytest.fixture(scope="module")
+def facts() -> DocumentFacts:
+    return DocumentFacts(paper().sentences)
+
+
+def test_mentions_reads_whole_words_case_aside(facts):
+    assert facts.mentions("pdfbox") and facts.mentions("Apache's PDFBox")
+    assert facts.mentions("conditional random field")
+    assert not facts.mentions("field random")  # the words, in their order
+    assert not facts.mentions("Tik")  # part of a word is not the word
+
+
+@pytest.mark.parametrize(("text", "terms"), [
+    (FINDING, ["GCN"]),
+    ("They compared Joe Pesci and Daniel Stern.", ["Joe Pesci", "Daniel Stern"]),
+    ("The library they feed pages to is PDFBox.", []),  # the document's own name
+    ("The tokens come from Apache's PDFBox library.", []),
+    ("The corpus was labeled by Maria over the summer.", []),  # a lone capitalised word
+    ("The Conditional Random Field sits on top.", []),  # every word the document's
+    ("The Random Forest sits on top.", ["Random Forest"]),  # a word of its own
+])
+def test_absent_terms(facts, text, terms):
+    assert absent_terms(text, facts) == terms
+
+
+def test_a_finding_with_an_absent_name_is_proposed_as_not_in_the_document(facts):
+    [p] = absent_finding(FINDING, facts)
+    assert (p.detector, p.status, p.said, p.sids) == (
+        Detector.ABSENT, Status.NOT_IN_DOCUMENT, "GCN", ())
+    assert p.key == "absent gcn" and '"GCN"' in p.note
+    assert "GCN" in p.claim
+
+
+@pytest.mark.parametrize("text", [
+    "Do they tag the tokens with a graph convolutional network (GCN) on top of the LSTM?",
+    "I can't remember whether they tag the tokens with GCN on top of the LSTM.",
+    "Scratch that, that was another paper that tagged tokens with a GCN and an LSTM.",
+    "A GCN tops the LSTM.",  # too short to state a finding
+    "We booked the room with Bill Gates for the whole afternoon on Friday.",  # off the subject
+])
+def test_no_finding_is_proposed_for(facts, text):
+    assert absent_finding(text, facts) == []
+
+
+def test_the_detector_runs_only_where_no_other_proposes_and_can_be_left_out(facts):
+    assert [p.detector for p in detect(FINDING, [], [], facts)] == [Detector.ABSENT]
+    others = [d for d in Detector if d != Detector.ABSENT]
+    assert detect(FINDING, [], [], facts, enabled=others) == []
+
+
+MISATTRIBUTED = {"status": "not_in_paper", "claim": "the tagging network"}
+DENIAL_BY_MODEL = {"action": "speak", "text": "The document doesn't report a graph network.",
+                   "topic": "", "source": "", "quote_sids": []}
+
+
+def backbone(llm: ScriptedLLM, quote_denials: bool) -> Backbone:
+    settings = Settings(
+        llm=LLMSettings(context_mode=ContextMode.FOCUSED),
+        ledger=dataclasses.replace(LedgerSettings(), screen_turns=False),
+        utterance=UtteranceSettings(quote_denials=quote_denials))
+    document = paper()
+    return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
+
+
+@pytest.mark.parametrize(("quote", "said", "model_calls"), [
+    (True, "The document doesn't mention GCN.", 2),
+    (False, "The document doesn't report a graph network.", 3),
+])
+def test_a_misattribution_let_stand_is_denied_by_name(quote, said, model_calls):
+    llm = ScriptedLLM([MISATTRIBUTED, MISATTRIBUTED, DENIAL_BY_MODEL])
+    bb = backbone(llm, quote)
+    first = bb.on_turn(turn(0, FINDING))
+    second = bb.on_turn(turn(1, "Right, the GCN over the LSTM tags the tokens well.", "S2"))
+    assert (first.action, first.reason) == ("silent", "gate: waiting 1/2")
+    assert second.action == "speak" and second.intervention is not None
+    assert second.intervention.text == said
+    assert second.intervention.citations == ()
+    assert len(llm.requests) == model_calls
