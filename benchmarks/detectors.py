@@ -161,7 +161,8 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
         facts = DocumentFacts(index.sentences)
         search = default_search(index, embedder)
         for conversation in case.conversations:
-            proposer = Proposer(index, EvidenceFinder(search, settings.llm.focused_top_k), facts)
+            proposer = Proposer(index, EvidenceFinder(search, settings.llm.focused_top_k), facts,
+                                similarity=embedder.cosine)
             found = proposals_by_turn(
                 proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns], split)
             events = [e for e in case.events if e.conversation == conversation.name]

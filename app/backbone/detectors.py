@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from app.backbone.identity import Similarity
 from app.backbone.restatement import swapped_term
 from app.backbone.verdict import Status, Verdict
 from app.language.asked import Asked, asked_for, states_date
@@ -208,13 +209,19 @@ def absent_terms(text: str, facts: DocumentFacts) -> list[str]:
 
 
 MIN_FINDING_WORDS = 6  # a shorter turn is a remark, not a finding stated
+# Embedding cosine (MiniLM) between a turn and a retrieved sentence from which the turn is
+# on the document's subject; unrelated talk (another meeting's business) stays well below.
+SUBJECT_COSINE = 0.3
 
 
-def absent_finding(utterance: str, facts: DocumentFacts) -> list[Proposal]:
+def absent_finding(utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts,
+                   similarity: Similarity | None = None) -> list[Proposal]:
     """A finding stated as fact, on the document's subject, that names terms the document
     never uses: the room may be giving it the document's authority (SPEC's
     misattribution). Outside knowledge said in passing looks alike here; the monitor
-    confirms, and the gate waits for the room to let it stand."""
+    confirms, and the gate waits for the room to let it stand. On the subject: the turn
+    shares content words with the document besides those names and, given ``similarity``,
+    is as close as ``SUBJECT_COSINE`` to one of the retrieved sentences."""
     if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
             or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
         return []
@@ -224,6 +231,9 @@ def absent_finding(utterance: str, facts: DocumentFacts) -> list[Proposal]:
     own = _roots(" ".join(terms))
     if len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
         return []  # not about the document's subject: off-document talk
+    if similarity is not None and not any(
+            similarity(utterance, s.text) >= SUBJECT_COSINE for s in candidates):
+        return []
     named = " and ".join(f'"{t}"' for t in terms[:2])
     return [Proposal(
         Detector.ABSENT, Status.NOT_IN_DOCUMENT, _clause_with(utterance, terms[0]), "", (),
@@ -439,9 +449,10 @@ def carried(previous: Sequence[Proposal], utterance: str) -> list[Proposal]:
 def detect(
     utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
     facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
-    enabled: Collection[Detector] = tuple(Detector),
+    enabled: Collection[Detector] = tuple(Detector), similarity: Similarity | None = None,
 ) -> list[Proposal]:
-    """The proposals of the ``enabled`` detectors for one turn, strongest evidence first."""
+    """The proposals of the ``enabled`` detectors for one turn, strongest evidence first.
+    ``similarity``: embedding cosine of two texts, where a detector weighs relatedness."""
     found: list[Proposal] = []
     if Detector.NUMBER in enabled:
         found += number_mismatch(utterance, candidates, facts)
@@ -450,5 +461,5 @@ def detect(
     if Detector.OPEN_QUESTION in enabled:
         found += open_question(utterance, previous, candidates, facts, asked_candidates)
     if Detector.ABSENT in enabled and not found:
-        found += absent_finding(utterance, facts)
+        found += absent_finding(utterance, candidates, facts, similarity)
     return found

@@ -99,7 +99,7 @@ class Backbone:
         finder = EvidenceFinder(search or default_search(document, embedder),
                                 settings.llm.focused_top_k)
         self.proposer = Proposer(document, finder, DocumentFacts(document.sentences),
-                                 settings.ledger.detectors)
+                                 settings.ledger.detectors, similarity=self.similarity)
         self.veto = correction_veto(document, settings.ledger.correction_veto,
                                     settings.ledger.guard_min_token_share, self.proposer.facts)
         self._observed: Claim | None = None  # the claim this turn's verdict counted on

@@ -13,6 +13,7 @@ from typing import Any
 from app.backbone.citations import valid_sids
 from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
+from app.backbone.identity import Similarity
 from app.backbone.transcript import Line
 from app.language.talk import asks_about_document
 from app.settings import Detector
@@ -33,6 +34,7 @@ class Proposer:
     finder: EvidenceFinder
     facts: DocumentFacts
     detectors: tuple[Detector, ...] = tuple(Detector)  # the ones that run
+    similarity: Similarity | None = None  # embedding cosine, for detectors that weigh it
     turn_sids: dict[int, list[int]] = field(default_factory=dict)
     _last: list[Proposal] = field(default_factory=list)  # last turn's, for adoption
 
@@ -48,7 +50,8 @@ class Proposer:
         self.turn_sids[line.index] = candidates
         found = detect(line.text, [" ".join(ln.text for ln in u) for u in said],
                        self.sentences(candidates), self.facts,
-                       self.sentences(self._asked_sids(said)), self.detectors)
+                       self.sentences(self._asked_sids(said)), self.detectors,
+                       self.similarity)
         fresh = {p.key for p in found}
         found += [p for p in carried(self._last, line.text) if p.key not in fresh]
         self._last = [p for p in found if p.detector != Detector.OPEN_QUESTION]

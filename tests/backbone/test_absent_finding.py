@@ -50,7 +50,7 @@ def test_absent_terms(facts, text, terms):
 
 
 def test_a_finding_with_an_absent_name_is_proposed_as_not_in_the_document(facts):
-    [p] = absent_finding(FINDING, facts)
+    [p] = absent_finding(FINDING, [], facts)
     assert (p.detector, p.status, p.said, p.sids) == (
         Detector.ABSENT, Status.NOT_IN_DOCUMENT, "GCN", ())
     assert p.key == "absent gcn" and '"GCN"' in p.note
@@ -65,7 +65,32 @@ def test_a_finding_with_an_absent_name_is_proposed_as_not_in_the_document(facts)
     "We booked the room with Bill Gates for the whole afternoon on Friday.",  # off the subject
 ])
 def test_no_finding_is_proposed_for(facts, text):
-    assert absent_finding(text, facts) == []
+    assert absent_finding(text, [], facts) == []
+
+
+def test_given_a_similarity_the_turn_must_be_near_a_retrieved_sentence(facts):
+    document = paper()
+    near = {document.get(3).text: 0.45}  # the LSTM sentence
+    def similarity(a: str, b: str) -> float:
+        return near.get(b, 0.1)
+
+    assert absent_finding(FINDING, document.sentences[:3], facts, similarity) == []
+    assert len(absent_finding(FINDING, document.sentences[3:], facts, similarity)) == 1
+
+
+@pytest.mark.slow
+def test_on_minilm_another_meetings_business_is_off_the_subject(facts):
+    """Real weights: a committee's talk that shares everyday words with the document
+    ("pages", "training") is far from every sentence; a finding about its model is not."""
+    from app.embedding import get_embedder
+
+    cosine = get_embedder().cosine
+    document = paper()
+    business = ("The Prime Minister said the training pages for the Service Canada "
+                "benefit will go up next week for every family.")
+    assert absent_terms(business, facts) and absent_finding(business, [], facts)
+    assert absent_finding(business, document.sentences, facts, cosine) == []
+    assert len(absent_finding(FINDING, document.sentences, facts, cosine)) == 1
 
 
 def test_the_detector_runs_only_where_no_other_proposes_and_can_be_left_out(facts):
