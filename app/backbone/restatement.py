@@ -32,6 +32,18 @@ class Swap:
 
 def swapped_term(utterance: str, sentence: str) -> Swap | None:
     """The one term ``utterance`` swaps in its restatement of ``sentence``, if it is one."""
+    swaps = _swaps(utterance, sentence)
+    return swaps[0] if swaps is not None and len(swaps) == 1 else None
+
+
+def restates(utterance: str, sentence: str) -> bool:
+    """``utterance`` restates ``sentence`` with none of its names or terms swapped."""
+    return _swaps(utterance, sentence) == []
+
+
+def _swaps(utterance: str, sentence: str) -> list[Swap] | None:
+    """The terms ``utterance`` swaps where it restates ``sentence``; None where it does not
+    restate it (too few words aligned)."""
     said, written = cased_words(utterance), cased_words(sentence)
     matcher = SequenceMatcher(None, _keys(said), _keys(written), autojunk=False)
     aligned = sum(block.size for block in matcher.get_matching_blocks())
@@ -47,7 +59,7 @@ def swapped_term(utterance: str, sentence: str) -> Swap | None:
         if max(i2 - i1, j2 - j1) > MAX_SPAN_WORDS or _same_term(ours, theirs, sentence):
             continue
         swaps.append(Swap(ours, theirs, aligned))
-    return swaps[0] if len(swaps) == 1 else None
+    return swaps
 
 
 def _keys(words: Sequence[str]) -> list[str]:

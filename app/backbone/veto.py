@@ -8,7 +8,9 @@ shares content words with those turns, ``same_matter``); a sentence that states 
 but no quantity may hold no other long word the document never uses (a term of the
 speaker's own, "beehives" where the document says "gardens"). When all holds there is
 nothing to correct: the agent stays silent and says why. A turn with one value the
-document does not state about the matter keeps its correction.
+document does not state about the matter keeps its correction, and so does a turn that
+restates a document sentence with one of its terms swapped for a name the document uses
+elsewhere, unless another sentence restates it as said.
 
 The replay scorer runs the same check on spoken interventions to count false corrections.
 """
@@ -20,12 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.backbone.detectors import DocumentFacts, named_terms, same_matter
+from app.backbone.restatement import MIN_ALIGNED_WORDS, restates, swapped_term
 from app.events import Intent
 from app.language.numbers import quantities
 from app.language.sentences import sentences
 from app.language.talk import rejected
 from app.language.values import value_present
-from app.language.words import content_tokens, is_number_token
+from app.language.words import cased_words, content_tokens, is_number_token
 
 # Intents that tell a speaker they are wrong (a missing fact contradicts nobody).
 CONTRADICTING = frozenset({Intent.CORRECT, Intent.NOT_IN_DOCUMENT})
@@ -81,7 +84,10 @@ class StatedValueVeto:
 
     def stated(self, turns: Sequence[str]) -> list[Stated]:
         """Where the document states each value and term of ``turns``; empty when the
-        turns state none, or one of them nowhere about what the turns talk about."""
+        turns state none, or one of them nowhere about what the turns talk about, or when
+        a turn restates a sentence with one of its terms swapped (``_swapped``)."""
+        if any(self._swapped(turn) for turn in turns):
+            return []
         matter = " ".join(turns)
         out: list[Stated] = []
         for turn in turns:
@@ -91,6 +97,23 @@ class StatedValueVeto:
                 if all(s.value != value for s in out):
                     out.append(Stated(value, sid))
         return out
+
+    def _swapped(self, turn: str) -> bool:
+        """The turn restates a document sentence with one of its names or terms swapped
+        for another (``restatement.swapped_term``), and no sentence restates it as said:
+        the speaker's term, though the document names it elsewhere about the matter, is
+        not what the document says here ("Tom Hanks plays Buzz" where it says "Tim Allen
+        as Buzz" and names Tom Hanks as Woody)."""
+        swapped = False
+        for part in sentences(turn) or [turn]:
+            words = _lower_words(part)
+            for sentence in self.document.sentences:
+                if len(words & _lower_words(sentence.text)) < MIN_ALIGNED_WORDS:
+                    continue
+                if restates(part, sentence.text):
+                    return False
+                swapped = swapped or swapped_term(part, sentence.text) is not None
+        return swapped
 
     def _checks(self, turn: str, matter: str) -> Iterator[tuple[str, int | None]]:
         """Each quantity and name the speaker asserts (not those named only to reject
@@ -124,6 +147,10 @@ class StatedValueVeto:
                     matter, sentence.text, besides=term):
                 return int(sentence.sid)
         return None
+
+
+def _lower_words(text: str) -> set[str]:
+    return {w.lower() for w in cased_words(text)}
 
 
 def correction_veto(document: Any, enabled: bool, min_share: float,

@@ -181,3 +181,36 @@ def test_a_value_in_an_unrelated_sentence_does_not_veto(document):
     bb.on_turn(turn(0, "Indoor temperatures fell by 40% over the summer."))
     second = bb.on_turn(turn(1, "Yeah, a 40% drop in summer temperatures indoors.", "S2"))
     assert second.action == "speak" and "12%" in second.intervention.text
+
+
+# --- a restatement with one term swapped ------------------------------------------------
+
+CAST = [
+    "Tim Allen voices Buzz Lightyear, a space ranger action figure who becomes Woody's friend.",
+    "Tom Hanks voices Woody, a pull-string cowboy doll who leads the toys.",
+]
+SWAPPED = ("Tom Hanks voices Buzz Lightyear, a space ranger action figure who becomes "
+           "Woody's friend.")
+
+
+def cast(*texts: str) -> StatedValueVeto:
+    sentences = [Sentence(i, t, page=1, rects=()) for i, t in enumerate(texts)]
+    return StatedValueVeto(DocumentIndex(Path("cast.txt"), "0" * 64, "Cast", 1, sentences),
+                           SHARE)
+
+
+def test_a_name_stated_elsewhere_does_not_veto_a_swap_in_a_restated_sentence():
+    # Tom Hanks is in the document, as Woody: the sentence the turn restates says Tim Allen.
+    assert cast(*CAST).check("correct", [SWAPPED]) is None
+
+
+def test_the_restatement_as_the_document_says_it_still_vetoes():
+    said = "Tim Allen voices Buzz Lightyear, a space ranger action figure, right."
+    assert cast(*CAST).check("correct", [said]) == (
+        "veto: the document states the speaker's values 'Allen' [S0], 'Buzz' [S0], "
+        "'Lightyear' [S0]")
+
+
+def test_a_sentence_that_restates_the_turn_as_said_keeps_the_veto():
+    sequel = "In the sequel Tom Hanks voices Buzz Lightyear, a space ranger action figure."
+    assert cast(*CAST, sequel).check("correct", [SWAPPED]) is not None
