@@ -101,6 +101,7 @@ class AnswerCheck(StrEnum):
     FORCED_ANSWER = "forced_answer"  # an answer to an open question is its answer sentence's
     GROUNDED = "grounded"  # every sentence is carried by the cited or shown sentences
     VALUE = "value"  # a value checked in the sentences beforehand is in what is said
+    COVERAGE = "coverage"  # a missing fact is said from a sentence about what was asked
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,10 @@ class UtteranceSettings:
     # "The document doesn't mention <those terms>.", with no generation call: the absence
     # is checked against the document's text. False: the model writes the denial.
     quote_denials: bool = True
+    # A missing fact is said only from a sentence that holds at least this share of the
+    # question's content words (0-1; the answer check ``coverage``): a sentence that
+    # shares a word or two with the question is about its topic, not its answer.
+    gap_min_coverage: float = 0.6
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

@@ -153,6 +153,18 @@ def coverage(question: str, sentence: str) -> float:
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
 
 
+def covers(question: str, sentence: SentenceLike, facts: DocumentFacts,
+           min_coverage: float) -> bool:
+    """The sentence is about what the question asks: it holds ``min_coverage`` of the
+    question's content words, or states a quantity of the very thing a "how many"
+    question counts ("how many nodes did the team keep?" - "37M unique paper nodes")."""
+    if coverage(question, sentence.text) >= min_coverage:
+        return True
+    counted = counted_in_question(question)
+    return bool(counted) and any(q.nouns & counted
+                                 for q in facts.quantities.get(sentence.sid, []))
+
+
 def same_matter(utterance: str, sentence: str, besides: str = "") -> bool:
     """The sentence talks about what the utterance does: they share content words other
     than numbers (and other than the words of ``besides``, the value being checked)."""

@@ -17,7 +17,15 @@ from typing import Any, Protocol
 from app.backbone import generate as generate_stage
 from app.backbone import prompts, schemas
 from app.backbone.citations import citations, holds_value
-from app.backbone.detectors import DocumentFacts, Proposal, absent_terms, same_matter
+from app.backbone.detectors import (
+    DocumentFacts,
+    Proposal,
+    absent_terms,
+    coverage,
+    covers,
+    question_point,
+    same_matter,
+)
 from app.backbone.direct import Checked, DirectAnswer, quote_answer, quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
@@ -29,7 +37,7 @@ from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
 from app.language.numbers import quantities
-from app.language.talk import counted_in_question, set_aside
+from app.language.talk import asks_about_document, counted_in_question, set_aside
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 from app.settings import AnswerCheck, Settings, UtteranceSettings
@@ -110,7 +118,8 @@ class Intervener:
     def __post_init__(self) -> None:
         enabled = set(self.settings.utterance.answer_checks)
         self.checks: list[Checker] = [c for c in (ForcedAnswer(self), Grounded(self),
-                                                  ValueSaid(self)) if c.name in enabled]
+                                                  ValueSaid(self), Covers(self))
+                                      if c.name in enabled]
 
     def run(self, index: int, claim: Claim, head: str, latency: dict[str, float]) -> Outcome:
         draft: Outcome = Draft(index, claim, INTENT_OF_STATUS[claim.status], head)
@@ -369,6 +378,40 @@ class ValueSaid:
             return Silence("generate: the document's value is missing from the text",
                            Effect.ROLLBACK)
         return draft
+
+
+@dataclasses.dataclass
+class Covers:
+    """A missing fact is said only from sentences about what was asked: one of the cited
+    sentences covers the question (``detectors.covers``: ``gap_min_coverage`` of its
+    content words, or a quantity of what it counts). A sentence that shares a word or two
+    with the question tells of its topic; where the document does not answer the
+    question, such a sentence is what would be said."""
+
+    stages: Intervener
+    name: AnswerCheck = AnswerCheck.COVERAGE
+
+    def check(self, draft: Draft) -> Outcome:
+        assert draft.made is not None
+        question = _question(draft)
+        if draft.intent != Intent.MISSING or not question:
+            return draft
+        stages, need = self.stages, self.stages.settings.utterance.gap_min_coverage
+        cited = [stages.document.get(s) for s in draft.made.sids]
+        if any(covers(question, s, stages.facts, need) for s in cited):
+            return draft
+        best = max((coverage(question, s.text) for s in cited), default=0.0)
+        return Silence(f"answer check: the cited sentences hold {best:.0%} of the question's "
+                       f"words", Effect.ROLLBACK)
+
+
+def _question(draft: Draft) -> str:
+    """The question behind a missing fact: the open question's, else the latest raising
+    turn that asks about the document."""
+    if draft.asked is not None and draft.asked.question:
+        return draft.asked.question
+    asking = [t for t in draft.raised if asks_about_document(t)]
+    return question_point(asking[-1]) if asking else ""
 
 
 def _misses_count(text: str, question: str, sentence: str) -> bool:

@@ -90,3 +90,27 @@ def test_a_repeated_correction_is_silent_and_resets_the_count(document):
     assert bb.ledger.claims[1].persistence == 0
     assert [d.turn for d in bb.ledger.deliveries] == [1]
 
+
+
+UNASKED = {"status": "missing_info", "claim": "the training schedule", "answer_sids": [3],
+           "predicted_answer": ""}
+OFF_TOPIC = dict(SPEAK, text="The model is a two-layer bidirectional LSTM.", quote_sids=[3],
+                 topic="the model")
+SCHEDULE = ("What optimiser and learning rate schedule did they train it with?",
+            "No idea, honestly.")
+
+
+@pytest.mark.parametrize(("checks", "spoken"), [
+    (tuple(AnswerCheck), False),
+    (tuple(c for c in AnswerCheck if c != AnswerCheck.COVERAGE), True),
+])
+def test_a_missing_fact_is_not_said_from_a_sentence_about_its_topic_only(document, checks,
+                                                                         spoken):
+    llm = ScriptedLLM([UNASKED, UNASKED, OFF_TOPIC])
+    bb = make(document, llm, checks)
+    bb.on_turn(turn(0, SCHEDULE[0]))
+    decision = bb.on_turn(turn(1, SCHEDULE[1], "S2"))
+    assert (decision.action == "speak") is spoken
+    if not spoken:
+        assert decision.reason == ("answer check: the cited sentences hold 0% of the "
+                                   "question's words (rollback 1/2)")

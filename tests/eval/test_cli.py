@@ -167,7 +167,7 @@ def test_without_leaves_each_named_mechanism_out(root: Path, tmp_path: Path,
     assert ledger.detectors == ("name", "open_question", "absent")  # number left out
     assert ledger.correction_veto is False and ledger.off_document_min_shared == 0
     assert ledger.screen_turns is False and ledger.count_standing_turns is False
-    assert settings.utterance.answer_checks == ("forced_answer", "grounded")
+    assert settings.utterance.answer_checks == ("forced_answer", "grounded", "coverage")
     report = json.loads((out / "report.json").read_text())
     assert report["meta"]["without"] == ["check-value", "detector-number", "off-document",
                                          "screening", "standing", "veto"]
