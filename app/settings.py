@@ -137,6 +137,11 @@ class LedgerSettings:
     # verdict on the claim counts, and a claim the next calls pass over never reaches the
     # gate. Claims of the monitor's alone always need a second verdict.
     count_standing_turns: bool = True
+    # A question the monitor judged a missing fact that the very next turn answers with "I
+    # don't know" or a move to something else counts that reply as a second report, even
+    # without a detector's confirmation (the answer checks still decide what is said).
+    # False: such a question needs a second verdict of its own.
+    count_unanswered: bool = True
     # Before a correction or a "the document doesn't report that", stay silent when a
     # document sentence about the same matter states every value and name the turns that
     # raised the claim gave (app/backbone/veto.py). False: the monitor's verdict stands.

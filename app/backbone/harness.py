@@ -26,7 +26,7 @@ from app.backbone.stage import StageReply
 from app.backbone.stage import call as call_stage
 from app.backbone.transcript import AGENT, Line, Transcript, shown_under
 from app.backbone.utterance import assemble
-from app.backbone.verdict import ACTIONABLE, INTENT_OF_STATUS, Verdict
+from app.backbone.verdict import ACTIONABLE, INTENT_OF_STATUS, Status, Verdict
 from app.backbone.veto import CONTRADICTING, correction_veto
 from app.events import (
     AnswerDelta,
@@ -40,9 +40,12 @@ from app.events import (
 )
 from app.language.stems import ROOT_LETTERS
 from app.language.talk import (
+    Talk,
     asks_about_document,
     contains_question,
     is_backchannel,
+    reports_failed_recall,
+    says,
     without_address,
 )
 from app.language.words import content_tokens
@@ -218,7 +221,7 @@ class Backbone:
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
             self._screened.append(index)
-            standing = self._left_standing()
+            standing = self._left_standing() or self._left_unanswered(index, turn.text)
             if standing is None:
                 return Decision(index, "silent", skip, latency_ms=latency)
             return _Waiting(index, turn.text, candidates, found, latency, standing)
@@ -462,6 +465,26 @@ class Backbone:
         return next((c for c in self._may_stand()
                      if c is not observed and c.cid not in fixable
                      and c.last_counted < index), None)
+
+    def _left_unanswered(self, index: int, text: str) -> Claim | None:
+        """A question the monitor judged a missing fact, answered by the very next turn with
+        "I don't know" or a move to something else: the room has left it open, and that
+        reply counts toward it as a second report would (a detector's confirmation is not
+        needed: the reply itself says nobody has the fact). The answer checks still decide
+        whether the document answers it."""
+        ledger = self.settings.ledger
+        if not (ledger.deference and ledger.count_unanswered) or contains_question(text):
+            return None
+        if not (reports_failed_recall(text) or says(Talk.MOVING_ON, text)):
+            return None
+        before = [line.index for line in self.transcript.recent(2) if not line.agent
+                  and line.index < index]
+        if not before:
+            return None
+        return next((c for c in self.ledger.open_claims()
+                     if c.status is Status.MISSING and c.last_counted == before[-1]
+                     and 0 < c.persistence < ledger.tau and c.spoken_turn is None
+                     and not c.exhausted), None)
 
     def _may_stand(self) -> list[Claim]:
         """Open claims a turn that lets them stand may count: confirmed by a detector,

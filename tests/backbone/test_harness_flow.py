@@ -361,6 +361,40 @@ def test_a_screened_turn_right_after_a_waiting_claim_lets_it_stand(document):
     assert llm.stages() == ["monitor", "generate"]  # no monitor call on the small talk
 
 
+OPTIMISER = {"status": "missing_info", "claim": "the optimiser used to train the model",
+             "answer_sids": [3], "predicted_answer": ""}
+SPEAK_MODEL = {"action": "speak", "text": "The model is a two-layer bidirectional LSTM.",
+               "topic": "the model", "source": "", "quote_sids": [3]}
+
+
+@pytest.mark.parametrize("counted", [True, False])
+def test_a_question_answered_with_i_dont_know_is_left_open(document, counted):
+    llm = ScriptedLLM([OPTIMISER, SPEAK_MODEL])
+    bb = make(document, llm, screen_turns=None, detectors=(), count_unanswered=counted)
+    asked = bb.on_turn(turn(0, "What kind of bidirectional LSTM model do they train?"))
+    assert asked.reason == "gate: waiting 1/2"
+    reply = bb.on_turn(turn(1, "No idea, honestly.", "S2"))
+    if counted:
+        assert reply.action == "speak" and reply.claim_id == 1
+        assert reply.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
+        assert llm.stages() == ["monitor", "generate"]
+    else:
+        assert reply.reason == Screened.OFF_DOCUMENT and llm.stages() == ["monitor"]
+
+
+@pytest.mark.parametrize("reply", [
+    "Let's grab lunch after this.",  # small talk: no sign the question was heard
+    "No idea, do you know?",  # a question back keeps the question going
+])
+def test_only_a_reply_that_gives_up_leaves_a_question_open(document, reply):
+    llm = ScriptedLLM([OPTIMISER, QUIET, {"resolved": []}])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    bb.on_turn(turn(0, "What kind of bidirectional LSTM model do they train?"))
+    decision = bb.on_turn(turn(1, reply, "S2"))
+    assert decision.action == "silent" and "stand" not in decision.reason
+    assert bb.ledger.claims[1].persistence == 1
+
+
 def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm, screen_turns=None, patience=Patience.DEFERENT)  # tau 3
