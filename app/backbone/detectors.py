@@ -234,15 +234,9 @@ def absent_finding(utterance: str, candidates: Sequence[SentenceLike], facts: Do
     confirms, and the gate waits for the room to let it stand. On the subject: the turn
     shares content words with the document besides those names and, given ``similarity``,
     is as close as ``SUBJECT_COSINE`` to one of the retrieved sentences."""
-    if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
-            or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
-        return []
-    terms = absent_terms(utterance, facts)
+    terms = finding_terms(utterance, facts)
     if not terms:
         return []
-    own = _roots(" ".join(terms))
-    if len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
-        return []  # not about the document's subject: off-document talk
     if similarity is not None and not any(
             similarity(utterance, s.text) >= SUBJECT_COSINE for s in candidates):
         return []
@@ -253,6 +247,20 @@ def absent_finding(utterance: str, candidates: Sequence[SentenceLike], facts: Do
         note=f"the utterance names {named}, which the document never mentions",
         said=terms[0],
     )]
+
+
+def finding_terms(utterance: str, facts: DocumentFacts) -> list[str]:
+    """The names the document never uses (``absent_terms``) of a turn that states a
+    finding (long enough, no question, no failed recall, no retraction) on the document's
+    subject by its words (content words shared with the document besides those names)."""
+    if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
+            or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
+        return []
+    terms = absent_terms(utterance, facts)
+    own = _roots(" ".join(terms))
+    if not terms or len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
+        return []
+    return terms
 
 
 def _shaped(term: str) -> bool:

@@ -20,9 +20,9 @@ from app.backbone.citations import citations, holds_value
 from app.backbone.detectors import (
     DocumentFacts,
     Proposal,
-    absent_terms,
     coverage,
     covers,
+    finding_terms,
     question_point,
     same_matter,
 )
@@ -193,12 +193,13 @@ class Intervener:
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
 
     def _denial(self, draft: Draft) -> str | None:
-        """"The document doesn't mention X." for the names the raising turns state that the
-        document never uses (at most two, as said first)."""
+        """"The document doesn't mention X." for the names the document never uses of the
+        raising turns that state a finding (``detectors.finding_terms``; at most two, as
+        said first)."""
         if not self.settings.utterance.quote_denials:
             return None
         terms = list(dict.fromkeys(t for turn in draft.raised
-                                   for t in absent_terms(turn, self.facts)))[:2]
+                                   for t in finding_terms(turn, self.facts)))[:2]
         if not terms:
             return None
         where = the_documents(self.document)

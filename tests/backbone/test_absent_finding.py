@@ -127,3 +127,14 @@ def test_a_misattribution_let_stand_is_denied_by_name(quote, said, model_calls):
     assert second.intervention.text == said
     assert second.intervention.citations == ()
     assert len(llm.requests) == model_calls
+
+
+def test_a_remark_that_states_no_finding_is_denied_by_the_model_if_at_all():
+    """The monitor's own not_in_paper on a laugh: no name of it is said back."""
+    llm = ScriptedLLM([MISATTRIBUTED, MISATTRIBUTED, DENIAL_BY_MODEL])
+    bb = backbone(llm, True)
+    bb.on_turn(turn(0, "HAHAHAHA, GCN!"))
+    second = bb.on_turn(turn(1, "LOL, the GCN again.", "S2"))
+    assert second.intervention is not None
+    assert second.intervention.text == "The document doesn't report a graph network."
+    assert len(llm.requests) == 3
