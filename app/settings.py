@@ -179,6 +179,11 @@ class UtteranceSettings:
     # sooner on a CPU, and never a value spliced onto the tail of a clause. Corrections
     # are written by the model either way. False: the model writes every intervention.
     quote_checked_values: bool = True
+    # A correction whose value was checked in a document sentence is said without a
+    # generation call as that sentence (within the correction's word limit), the clause
+    # of it that holds the value, or the value set against the participants' own ("says
+    # STEP, not LAB."). False: the model writes every correction.
+    quote_corrections: bool = True
     # A direct question that asks for a date, a share or a quantity is answered at once
     # with the words of the sentence that gives it (``detectors.answer_sentence``), with no
     # generation call, when that sentence holds at least this share of the question's

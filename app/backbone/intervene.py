@@ -32,11 +32,18 @@ from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
 from app.backbone.stage import StageReply
 from app.backbone.transcript import Transcript
-from app.backbone.utterance import assemble, clean_text, quote_lead, the_documents
+from app.backbone.utterance import (
+    assemble,
+    clean_text,
+    quote_lead,
+    reported_form,
+    the_documents,
+)
 from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
 from app.language.numbers import quantities
+from app.language.sentences import sentences
 from app.language.talk import asks_about_document, counted_in_question, set_aside
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
@@ -185,12 +192,33 @@ class Intervener:
             denial = self._denial(draft)
             return draft if denial is None else dataclasses.replace(
                 draft, made=Generated(True, denial))
+        if draft.intent == Intent.CORRECT:
+            correction = self._correction_quote(draft)
+            return draft if correction is None else dataclasses.replace(
+                draft, made=Generated(True, correction.text, "", correction.sids))
         if draft.intent != Intent.MISSING:
             return draft
         quote = self._value_quote(draft) or self._question_quote(draft)
         if quote is None:
             return draft
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
+
+    def _correction_quote(self, draft: Draft) -> Checked | None:
+        """A correction whose value was checked in a given sentence, said as a person would
+        report it (``utterance.reported_form``): the sentence itself where it fits the
+        correction's word limit, else the clause of it that holds the value, else the value
+        set against the participants' own ("says STEP, not LAB."). A bare value that none
+        of these fits is left to the model."""
+        if not (self.settings.utterance.quote_corrections and draft.checked):
+            return None
+        value = draft.claim.predicted_answer
+        sid = next((s for s in draft.sids if holds_value(self.document, s, value)), None)
+        if sid is None:
+            return None
+        bare = f"Actually, the document says {value}."
+        said = reported_form(bare, [clean_text(self.document.get(sid).text)],
+                             self.settings.utterance.max_words_correction, draft.raised)
+        return None if said == bare else Checked(said, (sid,))
 
     def _denial(self, draft: Draft) -> str | None:
         """"The document doesn't mention X." for the names the document never uses of the
@@ -407,12 +435,15 @@ class Covers:
 
 
 def _question(draft: Draft) -> str:
-    """The question behind a missing fact: the open question's, else the latest raising
-    turn that asks about the document."""
+    """The question behind a missing fact, its asking sentences only ("Most Disney movies
+    are good. What was the rating?" asks about the rating): the open question's, else
+    the latest raising turn that asks about the document."""
     if draft.asked is not None and draft.asked.question:
-        return draft.asked.question
-    asking = [t for t in draft.raised if asks_about_document(t)]
-    return question_point(asking[-1]) if asking else ""
+        asked = draft.asked.question
+    else:
+        asking = [t for t in draft.raised if asks_about_document(t)]
+        asked = question_point(asking[-1]) if asking else ""
+    return " ".join(s for s in sentences(asked) if s.endswith("?")) or asked
 
 
 def _misses_count(text: str, question: str, sentence: str) -> bool:

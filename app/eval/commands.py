@@ -132,6 +132,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "unanswered": _ledger(count_unanswered=False),
     "direct-value": _utterance(direct_value_check=False),
     "quote-values": _utterance(quote_checked_values=False),
+    "quote-corrections": _utterance(quote_corrections=False),
     "quote-direct": _utterance(quote_direct_coverage=0.0),
     "quote-any": _utterance(quote_any_coverage=0.0),
     "quote-gaps": _utterance(quote_open_questions=False),

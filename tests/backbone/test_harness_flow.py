@@ -42,11 +42,12 @@ def document() -> DocumentIndex:
 
 
 def make(document, llm, mode=ContextMode.FOCUSED, quote_direct=False, **ledger) -> Backbone:
-    """``quote_direct``: a question may be answered with a document sentence, no model
-    call (off unless a test asks: most direct tests are about the model's answer)."""
+    """``quote_direct``: a question may be answered and a correction said with a document
+    sentence, no model call (off unless a test asks: most tests are about the model's
+    replies)."""
     ledger.setdefault("screen_turns", False)
     utterance = UtteranceSettings() if quote_direct else UtteranceSettings(
-        quote_direct_coverage=0.0, quote_any_coverage=0.0)
+        quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False)
     settings = Settings(llm=LLMSettings(context_mode=mode), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
@@ -730,3 +731,33 @@ def test_an_open_question_the_answer_sentence_covers_poorly_is_written_by_the_mo
     decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
     assert llm.stages() == ["monitor", "monitor", "generate"]  # 2 of 9 words in S2
     assert decision.action == "speak"
+
+
+def test_a_checked_correction_is_said_as_the_documents_sentence_without_the_model(document):
+    llm = ScriptedLLM([WRONG, WRONG])
+    bb = make(document, llm, quote_direct=True)
+    bb.on_turn(turn(19, "They run every page through Apache Tika to get tokens."))
+    decision = bb.on_turn(turn(20, "Right, Tika, and the font features get normalised.", "S2"))
+    assert decision.action == "speak" and llm.stages() == ["monitor", "monitor"]
+    assert decision.intervention.text.startswith(f"Actually, the document says: {TEXTS[0]}")
+    assert [c.sid for c in decision.intervention.citations] == [0]
+
+
+STUDY = ("In a carefully designed user study with 40 participants who annotated tweets over "
+         "three separate sessions in two weeks, the curricula reduced the annotation time "
+         "considerably compared to random orders.")
+
+
+def test_a_correction_from_a_long_sentence_is_said_as_the_value_set_against_the_rooms():
+    sentences = [Sentence(0, STUDY, page=2, rects=((10.0, 20.0, 300.0, 32.0),))]
+    study = DocumentIndex(Path("study.pdf"), "1" * 64, "Study", 3, sentences)
+    verdict = {"status": "incorrect_info", "claim": "the number of participants",
+               "answer_sids": [0], "predicted_answer": "40", "evidence": "60 participants"}
+    llm = ScriptedLLM([verdict, verdict, SPEAK])
+    bb = make(study, llm, quote_direct=True)
+    bb.on_turn(turn(0, "Their user study had 60 participants who annotated tweets."))
+    decision = bb.on_turn(turn(1, "Yes, 60 participants, over three sessions.", "S2"))
+    assert decision.action == "speak" and llm.stages() == ["monitor", "monitor"]
+    text = decision.intervention.text
+    assert text.startswith("Actually, the document says") and "40" in text
+    assert len(text.split(" You'll find")[0].split()) <= 25

@@ -28,7 +28,8 @@ def make(document, llm, checks=tuple(AnswerCheck)) -> Backbone:
         ledger=dataclasses.replace(LedgerSettings(), screen_turns=False),
     )
     settings = dataclasses.replace(
-        settings, utterance=dataclasses.replace(settings.utterance, answer_checks=checks))
+        settings, utterance=dataclasses.replace(settings.utterance, answer_checks=checks,
+                                                quote_corrections=False))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
 

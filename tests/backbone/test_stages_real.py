@@ -75,13 +75,14 @@ def make(document, backend, mode):
     from app.backbone import Backbone
     from app.backbone.retrieval import lexical_search
 
-    # The model proposes every closure and writes every direct answer here, so its
-    # self-repair and direct replies are checked too.
+    # The model proposes every closure and writes every direct answer and correction
+    # here, so its self-repair, generation and direct replies are checked too.
     settings = Settings(llm=LLMSettings(context_mode=mode, context_tokens=4096),
                         ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC,
                                               guard_closes_corrections=False),
                         utterance=UtteranceSettings(quote_direct_coverage=0.0,
-                                                    quote_any_coverage=0.0))
+                                                    quote_any_coverage=0.0,
+                                                    quote_corrections=False))
     llm = Recording(backend)
     bb = Backbone(document, llm, settings, search=lexical_search(document))
     return bb, llm

@@ -16,7 +16,7 @@ from app.backbone.retrieval import lexical_search
 from app.backbone.veto import NoVeto, StatedValueVeto, correction_veto
 from app.document import DocumentIndex, Sentence
 from app.events import Turn
-from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings
+from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings, UtteranceSettings
 from tests.backbone.scripted import ScriptedLLM, WordOverlap
 
 TEXTS = [
@@ -114,7 +114,8 @@ def test_the_setting_switches_the_veto_off(document):
 def make(document, llm, **ledger) -> Backbone:
     ledger.setdefault("screen_turns", False)
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
-                        ledger=dataclasses.replace(LedgerSettings(), **ledger))
+                        ledger=dataclasses.replace(LedgerSettings(), **ledger),
+                        utterance=UtteranceSettings(quote_corrections=False))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
 

@@ -112,10 +112,12 @@ def document() -> DocumentIndex:
 
 def make(document: DocumentIndex, llm: Any, **ledger: Any) -> Backbone:
     ledger.setdefault("screen_turns", False)
-    # The model answers every direct question: these tests schedule its calls.
+    # The model answers every direct question and writes every correction: these tests
+    # schedule its calls.
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED),
                         utterance=UtteranceSettings(quote_direct_coverage=0.0,
-                                                    quote_any_coverage=0.0),
+                                                    quote_any_coverage=0.0,
+                                                    quote_corrections=False),
                         ledger=LedgerSettings(**ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
