@@ -182,12 +182,11 @@ class Intervener:
                                    raised=tuple(raised), ranked=tuple(ranked))
 
     def quoted(self, draft: Draft) -> Outcome:
-        """A missing fact is said as the words of a document sentence, without the model,
-        where one plainly answers it (``_value_quote``, else ``_question_quote``), and a
-        misattribution as the names the document never uses (``_denial``); else the
-        model writes it, and text it cannot ground is not said. (A correction is always
-        written by the model: it names the speaker's value to set it aside, which no
-        document sentence does.)"""
+        """Without the model: a missing fact as the words of a document sentence that
+        plainly answers it (``_value_quote``, else ``_question_quote``), a correction as
+        the sentence that holds its checked value (``_correction_quote``), a
+        misattribution as the names the document never uses (``_denial``). Otherwise the
+        model writes it, and text it cannot ground is not said."""
         if draft.intent == Intent.NOT_IN_DOCUMENT:
             denial = self._denial(draft)
             return draft if denial is None else dataclasses.replace(
