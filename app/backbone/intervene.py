@@ -131,7 +131,7 @@ class Intervener:
     def run(self, index: int, claim: Claim, head: str, latency: dict[str, float]) -> Outcome:
         draft: Outcome = Draft(index, claim, INTENT_OF_STATUS[claim.status], head)
         steps: list[Callable[[Draft], Outcome]] = [
-            self.not_said_yet, self.not_vetoed, self.planned, self.quoted,
+            self.not_said_yet, self.not_vetoed, self.planned, self.answerable, self.quoted,
             lambda d: self.generated(d, latency), *(c.check for c in self.checks),
             self.not_said_yet, self.utterance, self.not_repeated,
         ]
@@ -180,6 +180,14 @@ class Intervener:
         checked = self._value_checked(claim, sids[:1] if asked is not None else sids)
         return dataclasses.replace(draft, sids=tuple(sids), asked=asked, checked=checked,
                                    raised=tuple(raised), ranked=tuple(ranked))
+
+    def answerable(self, draft: Draft) -> Outcome:
+        """A missing fact none of the given sentences covers (the coverage check's test)
+        would fail that check whatever the model wrote: no generation call is made."""
+        covering = next((c for c in self.checks if isinstance(c, Covers)), None)
+        if covering is None:
+            return draft
+        return covering.covered(draft, draft.sids)
 
     def quoted(self, draft: Draft) -> Outcome:
         """Without the model: a missing fact as the words of a document sentence that
@@ -421,16 +429,20 @@ class Covers:
 
     def check(self, draft: Draft) -> Outcome:
         assert draft.made is not None
+        return self.covered(draft, draft.made.sids, "cited")
+
+    def covered(self, draft: Draft, sids: Sequence[int], which: str = "given") -> Outcome:
+        """The draft, or the reason none of ``sids`` covers its question."""
         question = _question(draft)
         if draft.intent != Intent.MISSING or not question:
             return draft
         stages, need = self.stages, self.stages.settings.utterance.gap_min_coverage
-        cited = [stages.document.get(s) for s in draft.made.sids]
-        if any(covers(question, s, stages.facts, need) for s in cited):
+        found = [stages.document.get(s) for s in sids]
+        if any(covers(question, s, stages.facts, need) for s in found):
             return draft
-        best = max((coverage(question, s.text) for s in cited), default=0.0)
-        return Silence(f"answer check: the cited sentences hold {best:.0%} of the question's "
-                       f"words", Effect.ROLLBACK)
+        best = max((coverage(question, s.text) for s in found), default=0.0)
+        return Silence(f"answer check: the {which} sentences hold {best:.0%} of the "
+                       f"question's words", Effect.ROLLBACK)
 
 
 def _question(draft: Draft) -> str:

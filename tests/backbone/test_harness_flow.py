@@ -680,7 +680,7 @@ def test_a_checked_value_in_a_sentence_about_something_else_is_written_by_the_mo
     """The value sits in the sentence, but the sentence shares no words with the question:
     the model writes the answer, and its checks decide whether it is said."""
     llm = ScriptedLLM([{"status": "missing_info", "claim": "how the pages are split",
-                        "predicted_answer": "37M", "answer_sids": [2]}, SPEAK])
+                        "predicted_answer": "37M", "answer_sids": [2, 0]}, SPEAK])
     bb = make(document, llm, patience=Patience.ENTHUSIASTIC)
     bb.on_turn(turn(0, "How do they split the pages of each PDF?"))
     assert llm.stages() == ["monitor", "generate"]

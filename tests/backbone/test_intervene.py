@@ -112,6 +112,24 @@ def test_a_missing_fact_is_not_said_from_a_sentence_about_its_topic_only(documen
     bb.on_turn(turn(0, SCHEDULE[0]))
     decision = bb.on_turn(turn(1, SCHEDULE[1], "S2"))
     assert (decision.action == "speak") is spoken
-    if not spoken:
-        assert decision.reason == ("answer check: the cited sentences hold 0% of the "
+    if not spoken:  # known before the model is asked: no sentence it is given covers it
+        assert decision.reason == ("answer check: the given sentences hold 0% of the "
                                    "question's words (rollback 1/2)")
+        assert llm.stages() == ["monitor", "monitor"]
+
+
+LAYERS = {"status": "missing_info", "claim": "the layers of the model", "answer_sids": [3, 1],
+          "predicted_answer": ""}
+CITES_LABELS = dict(SPEAK, text="The labeling process succeeds for 76% of the documents.",
+                    quote_sids=[1], topic="the labels")
+
+
+def test_an_answer_citing_a_sentence_off_the_question_is_not_said(document):
+    """A given sentence covers the question, so the model is asked; its reply cites
+    another one."""
+    llm = ScriptedLLM([LAYERS, LAYERS, CITES_LABELS])
+    bb = make(document, llm, checks=(AnswerCheck.GROUNDED, AnswerCheck.COVERAGE))
+    bb.on_turn(turn(0, "What kind of bidirectional LSTM model do they train?"))
+    decision = bb.on_turn(turn(1, "No idea, honestly.", "S2"))
+    assert llm.stages() == ["monitor", "monitor", "generate"]
+    assert decision.reason.startswith("answer check: the cited sentences hold")
