@@ -113,6 +113,8 @@ class Backbone:
         self._guard_read = 0  # transcript lines the guard has read
         # Recent turns the screening kept from the monitor (nothing in them could fix a claim).
         self._screened: collections.deque[int] = collections.deque(maxlen=SCREENED_MEMORY)
+        # Those of them that said "I don't know" or moved on (a question left open).
+        self._gave_up: collections.deque[int] = collections.deque(maxlen=SCREENED_MEMORY)
         self._ids = itertools.count(1)
         self._generation = 0
         self._delivered: set[str] = set()
@@ -221,7 +223,9 @@ class Backbone:
         skip = self._screened_out(turn.text, found, open_before)
         if skip:
             self._screened.append(index)
-            standing = self._left_standing() or self._left_unanswered(index, turn.text)
+            if gives_up(turn.text):
+                self._gave_up.append(index)
+            standing = self._left_standing() or self._left_unanswered()
             if standing is None:
                 return Decision(index, "silent", skip, latency_ms=latency)
             return _Waiting(index, turn.text, candidates, found, latency, standing)
@@ -466,25 +470,27 @@ class Backbone:
                      if c is not observed and c.cid not in fixable
                      and c.last_counted < index), None)
 
-    def _left_unanswered(self, index: int, text: str) -> Claim | None:
-        """A question the monitor judged a missing fact, answered by the very next turn with
-        "I don't know" or a move to something else: the room has left it open, and that
-        reply counts toward it as a second report would (a detector's confirmation is not
-        needed: the reply itself says nobody has the fact). The answer checks still decide
-        whether the document answers it."""
+    def _left_unanswered(self) -> Claim | None:
+        """A question the monitor judged a missing fact whose very next turn said "I don't
+        know" or moved on, every turn since screened: the room has left it open, and that
+        counts toward it as a second report would (a detector's confirmation is not needed:
+        the reply itself says nobody has the fact). The answer checks still decide whether
+        the document answers it. (Live, the reply is often screened before the question's
+        verdict comes; the next screened turn then counts it.)"""
         ledger = self.settings.ledger
-        if not (ledger.deference and ledger.count_unanswered) or contains_question(text):
+        if not (ledger.deference and ledger.count_unanswered):
             return None
-        if not (reports_failed_recall(text) or says(Talk.MOVING_ON, text)):
-            return None
-        before = [line.index for line in self.transcript.recent(2) if not line.agent
-                  and line.index < index]
-        if not before:
-            return None
-        return next((c for c in self.ledger.open_claims()
-                     if c.status is Status.MISSING and c.last_counted == before[-1]
-                     and 0 < c.persistence < ledger.tau and c.spoken_turn is None
-                     and not c.exhausted), None)
+        spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
+                  if not line.agent]
+        for claim in self.ledger.open_claims():
+            if not (claim.status is Status.MISSING and 0 < claim.persistence < ledger.tau
+                    and claim.spoken_turn is None and not claim.exhausted):
+                continue
+            since = [i for i in spoken if i > claim.last_counted]
+            if (since and claim.last_counted in spoken and since[0] in self._gave_up
+                    and all(i in self._screened for i in since)):
+                return claim
+        return None
 
     def _may_stand(self) -> list[Claim]:
         """Open claims a turn that lets them stand may count: confirmed by a detector,
@@ -694,6 +700,13 @@ class Backbone:
         index = turn.index if turn.index >= 0 else self._next_index
         self._next_index = max(self._next_index, index + 1)
         return index
+
+
+def gives_up(text: str) -> bool:
+    """The turn says nobody has the answer or moves on ("no idea", "let's move on"), and
+    asks nothing back."""
+    return (not contains_question(text)
+            and (reports_failed_recall(text) or says(Talk.MOVING_ON, text)))
 
 
 def _also(notes: Sequence[str], already: str = "") -> str:

@@ -383,6 +383,19 @@ def test_a_question_answered_with_i_dont_know_is_left_open(document, counted):
         assert reply.reason == Screened.OFF_DOCUMENT and llm.stages() == ["monitor"]
 
 
+def test_a_reply_giving_up_before_the_questions_verdict_came_counts_at_the_next_turn(document):
+    """Live: the reply is screened while the monitor judges the question."""
+    llm = ScriptedLLM([OPTIMISER, SPEAK_MODEL])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    assert bb.admit_turns([turn(0, "What kind of bidirectional LSTM model do they train?")]) == []
+    early = bb.admit_turns([turn(1, "No idea, honestly.", "S2")])
+    assert [d.reason for d in early] == [Screened.OFF_DOCUMENT]  # no claim yet
+    assert [d.reason for d in bb.on_turns([])] == ["gate: waiting 1/2"]
+    later = bb.on_turns([turn(2, "No clue here either.", "S1")])
+    assert [d.reason for d in later] == ["gate fired: persistence 2 (turn 2 let C1 stand)"]
+    assert llm.stages() == ["monitor", "generate"]
+
+
 @pytest.mark.parametrize("reply", [
     "Let's grab lunch after this.",  # small talk: no sign the question was heard
     "No idea, do you know?",  # a question back keeps the question going
