@@ -123,8 +123,10 @@ _COMMON_CAPS = frozenset(
     "i i'm i'd i've i'll okay ok so yeah yes no right and but oh um uh well then the a an "
     "they we you it this that what which who how why when where wait sorry hm hmm mm mm-hm "
     "actually anyway also is are was were do does did not monday tuesday wednesday thursday "
-    "friday saturday sunday table figure section page".split()
+    "friday saturday sunday table figure section page lol lmao omg wtf btw".split()
 )
+# Laughter and other sounds spelt as words ("HAHAHA", "hehehe", "lololol").
+_SOUND = re.compile(r"(\w{1,3}?)\1{2,}\w?", re.IGNORECASE)
 # "a, b and c", "a, b, or c": items of at most three words
 _LIST = re.compile(r"\w, [\w-]+(?: [\w-]+){0,2},? (?:and|or) \w")
 
@@ -181,7 +183,7 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
     found = []
     for match in _NAME.finditer(text):
         term = match.group(1)
-        if term.lower() in _COMMON_CAPS or len(term) < 3:
+        if term.lower() in _COMMON_CAPS or len(term) < 3 or _SOUND.fullmatch(term):
             continue
         before = text[: match.start()].rstrip()
         initial = not before or before[-1] in ".!?\"'"

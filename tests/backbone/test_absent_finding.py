@@ -44,6 +44,7 @@ def test_mentions_reads_whole_words_case_aside(facts):
     ("The corpus was labeled by Maria over the summer.", []),  # a lone capitalised word
     ("The Conditional Random Field sits on top.", []),  # every word the document's
     ("The Random Forest sits on top.", ["Random Forest"]),  # a word of its own
+    ("HAHAHAHA! LOL, the LSTM tags tokens, hehehe.", []),  # laughter is no name
 ])
 def test_absent_terms(facts, text, terms):
     assert absent_terms(text, facts) == terms
