@@ -19,10 +19,14 @@ from app.language.verbs import looks_verbless
 from app.language.words import FOOTNOTED, STOPWORDS, spoken_words
 from app.settings import UtteranceStyle
 
+# A sentence ID the model wrote bare ("as S4 says"), but not a label of supplementary
+# material, which papers write "Table S3" or "S3 Table".
+_LABEL = r"(?:Tables?|Fig(?:ure)?s?\.?|Appendix|Files?|Data(?:set)?|Texts?|Movies?|Videos?)"
+_BARE_ID = re.compile(rf"(?P<label>\b{_LABEL}\s+)?\bS\d+\b(?!\s+{_LABEL})")
 # "as stated in S27 and S32": a pointer to sentence IDs that means nothing aloud.
 _CITED_IN = re.compile(
     r"\s*,?\s*\b(?:as (?:stated|shown|mentioned|described|given) in|according to|see)\s+"
-    r"\[?S\d+\]?(?:\s*(?:,|and)\s*\[?S\d+\]?)*",
+    rf"\[?S\d+\b\]?(?:\s*(?:,|and)\s*\[?S\d+\b\]?)*(?!\s+{_LABEL})",
     re.IGNORECASE,
 )
 _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
@@ -35,6 +39,8 @@ _CUT_MARKER = re.compile(r"\s*\[[\dSs,\s\-–]*$")
 _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[,;:!?]|\.(?!\d))")
 
 
+
+
 def without_markers(text: str) -> str:
     """The text without bracketed reference markers and sentence IDs ("[23]", "[S4]"),
     nor one cut off at its end."""
@@ -45,7 +51,7 @@ def clean_text(text: str) -> str:
     """Remove sentence IDs and bracketed reference markers; tidy whitespace."""
     text = without_markers(text)
     text = _CITED_IN.sub("", text)
-    text = re.sub(r"\bS\d+\b", "", text)
+    text = _BARE_ID.sub(lambda m: m.group(0) if m.group("label") else "", text)
     # A sentence ID used as a label ("S8: It was ...") leaves its mark at the start.
     return _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip().lstrip(",;: ")
 

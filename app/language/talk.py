@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from enum import StrEnum
 
 from app.language.numbers import nouns_after, quantities, repeats, word_numbers_to_digits
@@ -238,12 +238,30 @@ def set_aside(text: str, said: Iterable[str]) -> str:
     that value is no claim of the text's own, so no document sentence need hold it. Any
     other value stays, a value nobody said included, even in that position.
     """
+    said = list(said)
     given = [q for turn in said for q in quantities(turn)]
     normal = word_numbers_to_digits(_plain(text))
     for q in quantities(normal) if given else []:
         if repeats(q, given):
             normal = _set_aside_pattern(q.raw).sub("", normal)
-    return normal
+    return _set_aside_terms(normal, [word_numbers_to_digits(_plain(t)) for t in said])
+
+
+# A term set against another at the end of a clause: "says Sapporo, not Aichi."
+_SET_AGAINST = re.compile(
+    r",\s*(?:not|rather than|instead of)\s+(?P<term>[^\W\d_][^\s,.;:!?]*(?:\s+[^\s,.;:!?]+){0,3})"
+    r"(?=\s*(?:[,.;:!?]|$))", _I)
+
+
+def _set_aside_terms(text: str, said: Sequence[str]) -> str:
+    """``text`` less each term of up to four words it sets against another after a comma
+    where the participants said that term: the name a correction sets aside ("Sapporo,
+    not Aichi") is theirs, no claim of the text's own."""
+    def keep(m: re.Match[str]) -> str:
+        term = re.compile(r"(?<!\w)" + re.escape(m.group("term")) + r"(?!\w)", _I)
+        return "" if any(term.search(turn) for turn in said) else m.group(0)
+
+    return _SET_AGAINST.sub(keep, text)
 
 
 # --- the room and the agent ---------------------------------------------------------------

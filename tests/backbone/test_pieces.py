@@ -147,6 +147,14 @@ def test_text_is_cleaned_and_limited():
     assert limit_words("One two three four five six seven", 4) == "One two three four."
 
 
+@pytest.mark.parametrize("text", [
+    "The assays are listed in Table S3.", "See S2 Fig for the curves.",
+    "Figure S1 shows it.", "Fig. S4 shows it.", "The code is in S1 File.",
+])
+def test_a_label_of_supplementary_material_is_no_sentence_id(text):
+    assert clean_text(text) == text
+
+
 def test_ids_are_validated_and_citations_resolve():
     sentences = [Sentence(i, f"Sentence number {i} about PDFBox{i} parsing.", 1 + i // 2,
                           ((1.0, 2.0, 3.0, 4.0),)) for i in range(4)]

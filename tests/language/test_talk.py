@@ -135,6 +135,21 @@ def test_a_correction_sets_the_speakers_value_aside() -> None:
     assert "900" in set_aside("It was 1,200 visitors, not 900.", said)
 
 
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("Actually, the document says Sapporo, not Aichi.", "Actually, the document says Sapporo."),
+        ("It ran on the main cluster, rather than the old cluster.", "It ran on the main cluster."),
+        ("It says STEP, not LAB, for the first.", "It says STEP, for the first."),
+        ("It says Sapporo, not Osaka.", "It says Sapporo, not Osaka."),  # nobody said Osaka
+        ("It was not Aichi.", "It was not Aichi."),  # a denial of its own, not set against
+    ],
+)
+def test_a_correction_sets_the_speakers_term_aside(text: str, left: str) -> None:
+    said = ["It was an orphanage in Aichi, Japan.", "I think it was the old cluster and LAB."]
+    assert set_aside(text, said) == left
+
+
 def test_the_address_to_the_agent_is_no_content() -> None:
     assert without_address("Hey Jarvis, what was the fee?") == "what was the fee?"
     assert without_address("What was the fee, Jarvis?") == "What was the fee,"
