@@ -208,20 +208,24 @@ def _name_runs(text: str) -> list[str]:
 def absent_terms(text: str, facts: DocumentFacts) -> list[str]:
     """The names ``text`` states that the document never uses: a run of capitalised words
     or a name-shaped term ("GCN", "ACE2"), with a word of its own the document lacks. A
-    lone capitalised word is left out: sentence-case slips and first names are common in
-    talk, and a single first name says little about where a finding comes from."""
-    out = []
+    lone capitalised word counts only beside another ("Tylenol or Advil": a list of
+    names): sentence-case slips and first names are common in talk, and a single first
+    name says little about where a finding comes from."""
+    out: list[str] = []
+    lone: list[str] = []
     for term in _name_runs(text):
         words = term.split()
-        if len(words) < 2 and not _shaped(term):
-            continue
         if facts.mentions(term) or all(facts.mentions(w) for w in words if len(w) >= 3):
             continue
-        if term not in out:
-            out.append(term)
+        found = out if len(words) >= 2 or _shaped(term) else lone
+        if term not in found:
+            found.append(term)
+    if len(lone) >= MIN_LONE_NAMES:
+        out += lone
     return out
 
 
+MIN_LONE_NAMES = 2  # lone capitalised words the document lacks that make a list of names
 MIN_FINDING_WORDS = 6  # a shorter turn is a remark, not a finding stated
 # Embedding cosine (MiniLM) between a turn and a retrieved sentence from which the turn is
 # on the document's subject; unrelated talk (another meeting's business) stays well below.

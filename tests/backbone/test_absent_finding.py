@@ -42,6 +42,8 @@ def test_mentions_reads_whole_words_case_aside(facts):
     ("The library they feed pages to is PDFBox.", []),  # the document's own name
     ("The tokens come from Apache's PDFBox library.", []),
     ("The corpus was labeled by Maria over the summer.", []),  # a lone capitalised word
+    ("The pages were parsed with Tika or Grobid first.", ["Tika", "Grobid"]),  # a list
+    ("Maria parsed the pages with PDFBox.", []),  # initial, and the other is the document's
     ("The Conditional Random Field sits on top.", []),  # every word the document's
     ("The Random Forest sits on top.", ["Random Forest"]),  # a word of its own
     ("HAHAHAHA! LOL, the LSTM tags tokens, hehehe.", []),  # laughter is no name
