@@ -477,15 +477,22 @@ def detect(
     facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
     enabled: Collection[Detector] = tuple(Detector), similarity: Similarity | None = None,
 ) -> list[Proposal]:
-    """The proposals of the ``enabled`` detectors for one turn, strongest evidence first.
-    ``similarity``: embedding cosine of two texts, where a detector weighs relatedness."""
-    found: list[Proposal] = []
+    """The proposals of the ``enabled`` detectors for one turn, strongest evidence first;
+    an absent finding only where no name or open-question proposal is made, and then in
+    place of number mismatches. ``similarity``: embedding cosine of two texts, where a
+    detector weighs relatedness."""
+    numbers: list[Proposal] = []
     if Detector.NUMBER in enabled:
-        found += number_mismatch(utterance, candidates, facts)
+        numbers = number_mismatch(utterance, candidates, facts)
+    found: list[Proposal] = []
     if Detector.NAME in enabled:
         found += name_mismatch(utterance, candidates, facts)
     if Detector.OPEN_QUESTION in enabled:
         found += open_question(utterance, previous, candidates, facts, asked_candidates)
-    if Detector.ABSENT in enabled and not found:
-        found += absent_finding(utterance, candidates, facts, similarity)
-    return found
+    if found:
+        return numbers + found
+    # A finding that names what the document never does is another source's: its numbers
+    # differ from the document's because they are about something else, not misstated.
+    absent = absent_finding(utterance, candidates, facts, similarity) if (
+        Detector.ABSENT in enabled) else []
+    return absent or numbers

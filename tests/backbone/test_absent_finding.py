@@ -102,6 +102,23 @@ def test_the_detector_runs_only_where_no_other_proposes_and_can_be_left_out(fact
     assert detect(FINDING, [], [], facts, enabled=others) == []
 
 
+OTHER_SOURCE = ("The labeling process of the Grobid Toolkit succeeds for 91% of the documents "
+                "in the training corpus.")
+
+
+def test_a_finding_from_another_source_is_absent_not_a_misstated_number(facts):
+    """Its number differs from the document's because it is about something else."""
+    document = paper()
+    assert [p.detector for p in detect(OTHER_SOURCE, [], document.sentences, facts)] == [
+        Detector.ABSENT]
+    plain = "The labeling process succeeds for 91% of the documents in the training corpus."
+    assert [p.detector for p in detect(plain, [], document.sentences, facts)] == [
+        Detector.NUMBER]
+    without = [d for d in Detector if d != Detector.ABSENT]
+    assert [p.detector for p in detect(OTHER_SOURCE, [], document.sentences, facts,
+                                       enabled=without)] == [Detector.NUMBER]
+
+
 MISATTRIBUTED = {"status": "not_in_paper", "claim": "the tagging network"}
 DENIAL_BY_MODEL = {"action": "speak", "text": "The document doesn't report a graph network.",
                    "topic": "", "source": "", "quote_sids": []}
