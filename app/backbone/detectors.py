@@ -262,7 +262,9 @@ def finding_terms(utterance: str, facts: DocumentFacts) -> list[str]:
     if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
             or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
         return []
-    terms = absent_terms(utterance, facts)
+    # A name said only to reject it ("low T cells, not eosinophils", misheard as a name)
+    # is not what the finding is attributed to.
+    terms = [t for t in absent_terms(utterance, facts) if not rejected(utterance, t)]
     own = _roots(" ".join(terms))
     if not terms or len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
         return []

@@ -65,6 +65,7 @@ def test_a_finding_with_an_absent_name_is_proposed_as_not_in_the_document(facts)
     "I can't remember whether they tag the tokens with GCN on top of the LSTM.",
     "Scratch that, that was another paper that tagged tokens with a GCN and an LSTM.",
     "A GCN tops the LSTM.",  # too short to state a finding
+    "The LSTM tags the tokens with a conditional random field, not a GCN.",  # rejected
     "We booked the room with Bill Gates for the whole afternoon on Friday.",  # off the subject
 ])
 def test_no_finding_is_proposed_for(facts, text):
