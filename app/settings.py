@@ -176,8 +176,8 @@ class UtteranceSettings:
     answer_checks: tuple[AnswerCheck, ...] = tuple(AnswerCheck)
     # A missing fact whose value was checked in a document sentence (the sentence holds
     # it verbatim) is said as that sentence's words, with no generation call: seconds
-    # sooner on a CPU, and never a value spliced onto the tail of a clause. Corrections
-    # are written by the model either way. False: the model writes every intervention.
+    # sooner on a CPU, and never a value spliced onto the tail of a clause (corrections:
+    # ``quote_corrections``). False: the model writes every missing fact.
     quote_checked_values: bool = True
     # A correction whose value was checked in a document sentence is said without a
     # generation call as that sentence (within the correction's word limit), the clause

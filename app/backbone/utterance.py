@@ -39,8 +39,6 @@ _CUT_MARKER = re.compile(r"\s*\[[\dSs,\s\-–]*$")
 _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[,;:!?]|\.(?!\d))")
 
 
-
-
 def without_markers(text: str) -> str:
     """The text without bracketed reference markers and sentence IDs ("[23]", "[S4]"),
     nor one cut off at its end."""
