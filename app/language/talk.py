@@ -47,6 +47,9 @@ _I = re.IGNORECASE
 _DISCOURSE = r"(?:so|okay|ok|and|but|well|oh|hey|alright|right|now)"
 _MODAL = r"(?:can|could|may|shall|should|would|will|do|did|are|have|want)"
 _COGNITION = r"(?:remember|recall|know|see|find|catch|get|note|think)"
+# Asking to be told something: "could you tell me what X is?" asks about it, as "do you
+# know" does.
+_TELLING = r"(?:tell|explain|describe|remind)"
 _ROOM = r"(?:you|we|everyone|everybody|you all|you guys)"
 # Getting through the material: reading, seeing, finishing it.
 _GOT_THROUGH = (r"(?:read|finish(?:ed)?|saw|seen|look(?:ed)?|check(?:ed)?|skim(?:med)?|"
@@ -69,7 +72,7 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
     # ("do you remember how many ...") still asks about the document.
     Talk.QUESTION_TO_ROOM: re.compile(
         rf"(?:^|[,;:]\s*)\W*(?:{_DISCOURSE},?\s+)*{_MODAL}\s+(?:i|we|you)\b"
-        rf"(?!\s+(?:\w+\s+)?{_COGNITION})", _I),
+        rf"(?!\s+(?:\w+\s+)?(?:{_COGNITION}|{_TELLING}))", _I),
     # A statement-shaped question about the listeners themselves: they are somewhere
     # ("you're ...", "we have ...") or got through the material ("you read it?").
     Talk.CHECK_ON_LISTENER: re.compile(
