@@ -32,7 +32,7 @@ from app.language.talk import (
     reports_failed_recall,
     says,
 )
-from app.language.words import content_tokens
+from app.language.words import ASKING_FRAME, content_tokens
 from app.settings import Detector
 
 
@@ -135,6 +135,9 @@ def _roots(text: str) -> set[str]:
     return {root(t) for t in content_tokens(text)}
 
 
+_FRAME_ROOTS = frozenset(root(w) for w in ASKING_FRAME)
+
+
 def attributes_to_document(text: str) -> bool:
     """"They found ...", "the paper says ...": a claim about the document's content."""
     return says(Talk.ATTRIBUTION, text)
@@ -150,8 +153,9 @@ def _plain_shared(a: str, b: str) -> set[str]:
 
 def coverage(question: str, sentence: str) -> float:
     """The share of the question's content words the sentence holds (0-1): a sentence
-    that answers "how many surface proteins are on the virus?" names the proteins."""
-    asked = _roots(question)
+    that answers "how many surface proteins are on the virus?" names the proteins. The
+    words that frame the asking ("do they give a number?") are not what it asks for."""
+    asked = _roots(question) - _FRAME_ROOTS
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
 
 

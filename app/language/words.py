@@ -34,6 +34,10 @@ STOPWORDS = frozenset(
 )
 
 QUESTION_WORDS = frozenset("what which who whom whose when where why how many much".split())
+# Words that frame a question rather than name what it asks for: "do they give a number?",
+# "which ones do they list?", "what do they put on top of it?", "what type of test?".
+ASKING_FRAME = frozenset("give gives list lists listed mention mentions mentioned tell put "
+                         "make made number total use used type".split())
 
 PLAIN_STOPWORDS: frozenset[str] = frozenset(
     "a an the and or but if then of to in on at by for with from as is are was were be been "

@@ -253,6 +253,10 @@ def test_without_the_quote_the_model_answers_a_value_question():
     ("when was the library opened?", TEXTS[1], 1.0),
     ("when was the library opened?", TEXTS[3], 0.0),
     ("and?", TEXTS[0], 0.0),  # no content words asked
+    # the words that frame the asking are not what it asks for
+    ("do they give the number of pupils?", TEXTS[0], 1.0),
+    ("which books do they list for the library?", TEXTS[1], 1.0),
+    ("what type of books does the library use?", TEXTS[1], 1.0),
 ])
 def test_coverage_is_the_share_of_the_questions_content_words(question, sentence, share):
     assert coverage(question, sentence) == pytest.approx(share)
@@ -286,7 +290,7 @@ def test_any_other_question_has_its_own_threshold():
 
 
 def test_a_sentence_with_two_thirds_of_the_questions_words_is_quoted():
-    question = "how many pupils does the school have in total?"
+    question = "how many pupils does the school have on its register?"
     assert coverage(question, TEXTS[0]) == pytest.approx(2 / 3)
     llm = ScriptedLLM([])
     deltas, iv = quoted_answer(f"Jarvis, {question}", llm)
