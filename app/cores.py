@@ -11,12 +11,7 @@ still keeps up beside them and a direct answer waits on them.
 
 from __future__ import annotations
 
-import logging
 import os
-import sys
-import threading
-
-log = logging.getLogger(__name__)
 
 SPEECH_CORES_PER = 4  # recognition gets one core in this many (at least one)
 
@@ -69,18 +64,3 @@ def prompt_threads() -> int:
     a direct answer's first audio came 10 s later, while with every core recognition's
     decodes still fit their one-second slot."""
     return offline_model_threads()
-
-
-def lower_thread_priority(niceness: int) -> bool:
-    """Lower the calling thread's scheduling priority by ``niceness``. On Linux each
-    thread has its own nice value and the threads it starts (llama.cpp's OpenMP team)
-    inherit it; elsewhere nothing changes. Returns whether the priority was lowered."""
-    if niceness <= 0 or not sys.platform.startswith("linux"):
-        return False
-    tid = threading.get_native_id()
-    try:
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + niceness)
-    except OSError as exc:
-        log.warning("could not lower the model threads' priority: %s", exc)
-        return False
-    return True

@@ -66,10 +66,6 @@ class LLMSettings:
     # draft). None: $JARVIS_LLM_THREADS, else every physical core (app/cores.py); never
     # llama-cpp-python's own default of every logical CPU.
     batch_threads: int | None = None
-    # The model's threads run this much nicer than the rest of the app (Linux): where
-    # both want a core, speech recognition, audio and the window get it first, so turns
-    # are not recognized late behind a prompt being read. 0: same priority.
-    nice: int = 5
     gpu_layers: int = -1
     seed: int = 7
     monitor: LLMStageSettings = LLMStageSettings(0.1, 1024)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.cores import lower_thread_priority, model_threads, prompt_threads
+from app.cores import model_threads, prompt_threads
 from app.llm.draft import PromptLookup
 from app.llm.output import parse_output
 from app.llm.prompt import ChatTemplate, pick_template
@@ -113,7 +113,6 @@ class LlamaBackend:
         if not self.model_path.is_file():
             raise LLMError(f"The language model file {self.model_path} does not exist.")
         s = self.settings
-        lower_thread_priority(s.nice)  # before llama.cpp starts its threads from this one
         try:
             llm = Llama(
                 model_path=str(self.model_path),

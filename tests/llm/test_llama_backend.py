@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import sys
 import threading
 from collections.abc import Iterator
 
@@ -181,19 +179,3 @@ def test_prompts_are_read_on_physical_cores_not_every_logical_cpu(
     assert batch_threads(dataclasses.replace(SETTINGS, batch_threads=3)) == 3
     monkeypatch.setenv("JARVIS_LLM_THREADS", "1")
     assert batch_threads(SETTINGS) == 1
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_the_model_threads_run_nicer_than_the_rest_of_the_app(backend: LlamaBackend) -> None:
-    """Speech recognition gets a core first where both want one: the owner thread and
-    the OpenMP team llama.cpp starts from it are lowered, the caller is not."""
-    from app.cores import physical_cores
-
-    backend.complete(ask("When did Graz open its art museum?"))
-    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    if base + SETTINGS.nice > 19:
-        pytest.skip("the tests already run at the lowest priority")
-    tasks = [int(t) for t in os.listdir("/proc/self/task")]
-    lowered = {t for t in tasks if os.getpriority(os.PRIO_PROCESS, t) == base + SETTINGS.nice}
-    assert backend._worker._thread.native_id in lowered
-    assert len(lowered) >= min(2, physical_cores())

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
-
 import pytest
 
 from app.cores import (
-    lower_thread_priority,
     model_threads,
     offline_model_threads,
     physical_cores,
@@ -60,32 +55,3 @@ def test_prompts_are_read_on_every_physical_core(monkeypatch: pytest.MonkeyPatch
     assert prompt_threads() == physical_cores() >= model_threads()
     monkeypatch.setenv("JARVIS_LLM_THREADS", "1")
     assert prompt_threads() == 1
-
-
-def nice(tid: int) -> int:
-    return os.getpriority(os.PRIO_PROCESS, tid)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_a_thread_lowers_its_own_priority_and_its_children_inherit_it() -> None:
-    base = nice(threading.get_native_id())
-    if base > 15:
-        pytest.skip("the tests already run at the lowest priority")
-    seen: dict[str, int] = {}
-
-    def child() -> None:
-        seen["child"] = nice(threading.get_native_id())
-
-    def owner() -> None:
-        seen["lowered"] = lower_thread_priority(3)
-        seen["owner"] = nice(threading.get_native_id())
-        started = threading.Thread(target=child)
-        started.start()
-        started.join()
-
-    thread = threading.Thread(target=owner)
-    thread.start()
-    thread.join()
-    assert seen == {"lowered": True, "owner": base + 3, "child": base + 3}
-    assert nice(threading.get_native_id()) == base  # the caller's thread is untouched
-    assert lower_thread_priority(0) is False
