@@ -185,9 +185,12 @@ def named_terms(text: str) -> list[str]:
 
 def _name_spans(text: str) -> list[tuple[str, int, int]]:
     found = []
+    shouted = _shouted_spans(text)
     for match in _NAME.finditer(text):
         term = match.group(1)
         if term.lower() in _COMMON_CAPS or len(term) < 3 or _SOUND.fullmatch(term):
+            continue
+        if any(a <= match.start() < b for a, b in shouted):
             continue
         before = text[: match.start()].rstrip()
         initial = not before or before[-1] in ".!?\"'"
@@ -195,6 +198,25 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
             continue
         found.append((term, match.start(), match.end()))
     return found
+
+
+def _shouted_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` has sentences of ``MIN_SHOUTED_WORDS`` or more written in capitals
+    only (speech recognition does that now and then): case tells no name there."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for sentence in sentences(text):
+        start = text.find(sentence, at)
+        if start < 0:
+            continue
+        at = start + len(sentence)
+        if len(sentence.split()) >= MIN_SHOUTED_WORDS and not any(
+                c.islower() for c in sentence):
+            spans.append((start, at))
+    return spans
+
+
+MIN_SHOUTED_WORDS = 3  # fewer words in capitals may be a list of acronyms ("GCN, LSTM")
 
 
 def _name_runs(text: str) -> list[str]:

@@ -47,6 +47,10 @@ def test_mentions_reads_whole_words_case_aside(facts):
     ("The Conditional Random Field sits on top.", []),  # every word the document's
     ("The Random Forest sits on top.", ["Random Forest"]),  # a word of its own
     ("HAHAHAHA! LOL, the LSTM tags tokens, hehehe.", []),  # laughter is no name
+    # a sentence recognized in capitals only tells no names; the next one still does
+    ("THE PAGES WENT THROUGH TIKA OR GROBID. Then the LSTM tags them.", []),
+    ("THE PAGES WENT THROUGH TIKA. Then Maria and Grobid tag them.", ["Maria", "Grobid"]),
+    ("GCN, BERT.", ["GCN", "BERT"]),  # a short list of acronyms
 ])
 def test_absent_terms(facts, text, terms):
     assert absent_terms(text, facts) == terms
