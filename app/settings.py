@@ -137,12 +137,6 @@ class LedgerSettings:
     # verdict on the claim counts, and a claim the next calls pass over never reaches the
     # gate. Claims of the monitor's alone always need a second verdict.
     count_standing_turns: bool = True
-    # A monitored turn that would open such a claim's gate (one more standing turn reaches
-    # tau, no cooldown) while no turn the guard reads could fix it lets it stand before any
-    # monitor call: the intervention is decided at the turn's end, not a call later, and
-    # the turn's own check is left to the next call's transcript. False: the turn is
-    # monitored first, and a verdict on the claim that is not actionable resets it.
-    stand_before_monitor: bool = True
     # A question the monitor judged a missing fact that the very next turn answers with "I
     # don't know" or a move to something else counts that reply as a second report, even
     # without a detector's confirmation (the answer checks still decide what is said).

@@ -242,9 +242,8 @@ class Backbone:
         # Claims a later turn of the batch let the ledger forget are not checked again.
         open_before = self.ledger.open_claims()
         head = self._conversation(self.transcript.recent())
-        standing = waiting.standing or self._left_unfixed(index, text, found)
-        if standing is not None:
-            return self._stood(index, standing, head, latency)
+        if waiting.standing is not None:
+            return self._stood(index, waiting.standing, head, latency)
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
         full = self.mode is ContextMode.FULL
@@ -470,22 +469,6 @@ class Backbone:
         return next((c for c in self._may_stand()
                      if c is not observed and c.cid not in fixable
                      and c.last_counted < index), None)
-
-    def _left_unfixed(self, index: int, text: str, found: Sequence[Proposal]) -> Claim | None:
-        """A claim a detector confirmed whose gate this turn would open, while no turn the
-        guard reads could fix it (its precheck) and the turn raises nothing new (no
-        question, no detector's proposal on another claim): whatever the monitor says of
-        the turn, it lets the claim stand, so the gate is asked now, not one call later."""
-        if not self.settings.ledger.stand_before_monitor or asks_about_document(text):
-            return None
-        tau = self.settings.ledger.tau
-        ready = [c for c in self._may_stand() if c.last_counted < index
-                 and c.persistence + 1 >= tau and not self.ledger.cooling(c, index)
-                 and all(self.ledger.find(p.verdict()) is c for p in found)]
-        if not ready:
-            return None
-        fixable = {c.cid for c, _ in self._checkable(ready)}
-        return next((c for c in ready if c.cid not in fixable), None)
 
     def _left_unanswered(self) -> Claim | None:
         """A question the monitor judged a missing fact whose very next turn said "I don't

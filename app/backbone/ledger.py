@@ -185,13 +185,9 @@ class ClaimLedger:
             return GateResult(False, f"already spoken on turn {claim.spoken_turn}")
         if claim.persistence < tau:
             return GateResult(False, f"gate: waiting {claim.persistence}/{tau}")
-        if self.cooling(claim, turn):
+        if turn <= self.cooldown_until or turn <= claim.cooldown_until:
             return GateResult(False, "cooldown")
         return GateResult(True, f"gate fired: persistence {claim.persistence}")
-
-    def cooling(self, claim: Claim, turn: int) -> bool:
-        """The gate stays shut on ``turn``: the agent spoke lately, or on this claim."""
-        return turn <= self.cooldown_until or turn <= claim.cooldown_until
 
     def fired(self, claim: Claim, turn: int) -> None:
         """An intervention on the claim was decided: cooldown starts, count restarts."""

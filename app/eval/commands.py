@@ -130,7 +130,6 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
     "unanswered": _ledger(count_unanswered=False),
-    "stand-early": _ledger(stand_before_monitor=False),
     "direct-value": _utterance(direct_value_check=False),
     "quote-values": _utterance(quote_checked_values=False),
     "quote-corrections": _utterance(quote_corrections=False),

@@ -41,19 +41,14 @@ def speak(text: str, sids: list[int], topic: str = "pupils") -> dict[str, Any]:
 def raise_claim(generated: dict[str, Any], verdict: dict[str, Any] = PUPILS_WRONG,
                 turns: list[str] = PUPILS_TURNS, *between: dict[str, Any]
                 ) -> tuple[Decision, Any]:
-    """The same wrong claim on two turns (the gate fires on the second), then this
-    generation reply; returns the second turn's decision and the claim. A claim a
-    detector confirms (the pupils' count) fires when the second turn ends, with no second
-    monitor call; the model's own claims get a second verdict, then the calls
-    ``between``."""
-    confirmed = verdict is PUPILS_WRONG
-    replies = [verdict] if confirmed else [verdict, verdict, *between]
-    llm = ScriptedLLM([*replies, generated])
+    """The same wrong claim on two turns (the gate fires on the second), the replies of
+    the calls ``between``, and this generation reply; returns the second turn's decision
+    and the claim."""
+    llm = ScriptedLLM([verdict, verdict, *between, generated])
     bb = backbone(llm)
     decisions = [bb.on_turn(Turn(s, t, 2.5 * i, 2.5 * i + 2, index=i))
                  for i, (s, t) in enumerate(zip("BC", turns, strict=True))]
-    assert decisions[0].reason == "gate: waiting 1/2"
-    assert len(llm.stages()) == len(replies) + 1 and llm.stages()[-1] == "generate"
+    assert decisions[0].reason == "gate: waiting 1/2" and llm.stages()[-1] == "generate"
     return decisions[-1], bb.ledger.claims[1]
 
 

@@ -116,9 +116,8 @@ TURNS = [turn("B", "The school has about 5,000 pupils, I think.", 0.0, 2.0, inde
 
 
 def proactive(generated: dict[str, object]) -> tuple[Intervention | None, list[str]]:
-    """Two wrong turns and the correction the backbone decides on, played by the floor.
-    A detector confirms the count, so the second turn needs no monitor call."""
-    bb = backbone(ScriptedLLM([WRONG, generated]))
+    """Two wrong turns and the correction the backbone decides on, played by the floor."""
+    bb = backbone(ScriptedLLM([WRONG, WRONG, generated]))
     decisions = [bb.on_turn(t) for t in TURNS]
     iv = decisions[-1].intervention
     steps: list[Step] = room(0.0, 12.0, speech=[(0.0, 2.0), (2.5, 4.5)])
