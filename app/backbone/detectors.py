@@ -151,11 +151,16 @@ def _plain_shared(a: str, b: str) -> set[str]:
     return {t for t in _shared(a, b) if not t[0].isdigit()}
 
 
+def asked_words(question: str) -> set[str]:
+    """The content words of what a question asks for (roots); the words that frame the
+    asking ("do they give a number?") are not what it asks for."""
+    return _roots(question) - _FRAME_ROOTS
+
+
 def coverage(question: str, sentence: str) -> float:
     """The share of the question's content words the sentence holds (0-1): a sentence
-    that answers "how many surface proteins are on the virus?" names the proteins. The
-    words that frame the asking ("do they give a number?") are not what it asks for."""
-    asked = _roots(question) - _FRAME_ROOTS
+    that answers "how many surface proteins are on the virus?" names the proteins."""
+    asked = asked_words(question)
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
 
 
