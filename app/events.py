@@ -206,6 +206,7 @@ class Decision:
     claim: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
     claim_id: int | None = None  # the ledger claim this turn's verdict counted on
+    answer: str = ""  # that claim's answer as the monitor read it in the document, if any
 
 
 # --- floor, voice and UI ----------------------------------------------------------------

@@ -145,9 +145,7 @@ class Backbone:
     def on_turn(self, turn: Turn) -> Decision:
         self._observed = None
         decision = self._decide(turn)
-        if self._observed is None:
-            return decision
-        return dataclasses.replace(decision, claim_id=self._observed.cid)
+        return self._with_claim(decision)
 
     def admit_turns(self, turns: Sequence[Turn]) -> list[Decision]:
         """The model-free half of each turn, in order: it joins the transcript and the
@@ -186,11 +184,17 @@ class Backbone:
         except _Preempted:
             self._waiting = batch + self._waiting
             return decided
-        if self._observed is not None:
-            decision = dataclasses.replace(decision, claim_id=self._observed.cid)
+        decision = self._with_claim(decision)
         coalesced = [Decision(w.index, "silent", f"coalesced: checked with turn {chosen.index}",
                               latency_ms=w.latency) for w in batch if w is not chosen]
         return sorted([*decided, decision, *coalesced], key=lambda d: d.turn)
+
+    def _with_claim(self, decision: Decision) -> Decision:
+        """The decision with the claim its verdict counted on and that claim's answer."""
+        claim = self._observed
+        if claim is None:
+            return decision
+        return dataclasses.replace(decision, claim_id=claim.cid, answer=claim.predicted_answer)
 
     @property
     def waiting(self) -> int:

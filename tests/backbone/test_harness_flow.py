@@ -79,6 +79,7 @@ def test_wrong_claim_adopted_twice_is_corrected_with_a_citation(document):
     assert (first.action, first.reason) == ("silent", "gate: waiting 1/2")
     assert second.action == "speak" and second.reason == "gate fired: persistence 2"
     assert first.claim_id == second.claim_id == 1
+    assert first.answer == second.answer == "PDFBox"  # the session record keeps it
     iv = second.intervention
     assert iv.kind is InterventionKind.PROACTIVE and iv.intent == "correct"
     assert iv.decided_turn == 20 and iv.citations[0].sid == 0 and iv.citations[0].page == 2

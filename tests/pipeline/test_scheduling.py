@@ -362,6 +362,7 @@ def test_a_batch_adds_at_most_one_persistence_step_per_claim(document):
     named = [d for d in batch if not d.reason.startswith("coalesced")]
     assert len(named) == 1 and named[0].reason == "gate: waiting 1/2"
     assert named[0].claim_id == 1 and bb.ledger.claims[1].persistence == 1
+    assert named[0].answer == "PDFBox"
     fired = bb.on_turns([turn(3, "So Tika it is.")])
     assert fired[0].action == "speak" and fired[0].reason == "gate fired: persistence 2"
     assert fired[0].intervention is not None and fired[0].intervention.decided_turn == 3
