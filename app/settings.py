@@ -205,9 +205,6 @@ class UtteranceSettings:
     # question's content words (0-1; the answer check ``coverage``): a sentence that
     # shares a word or two with the question is about its topic, not its answer.
     gap_min_coverage: float = 0.6
-    # ... or whose embedding cosine with the question (MiniLM, -1 to 1) is at least this:
-    # it says the question's subject in other words. Above 1: words only.
-    gap_min_cosine: float = 0.65
 
 
 BACKCHANNEL_WORDS: frozenset[str] = frozenset(

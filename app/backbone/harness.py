@@ -122,7 +122,7 @@ class Backbone:
         self.intervener = Intervener(
             document, settings, self.ledger, self.veto, self.transcript, self._call,
             self.system, self._sentence_block, self.proposer.turn_sids, self._asked,
-            self.proposer.facts, self._lower, self.similarity)
+            self.proposer.facts, self._lower)
         self.warm()
 
     # --- public interface ---------------------------------------------------------------

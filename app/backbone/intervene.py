@@ -122,8 +122,6 @@ class Intervener:
     asked: dict[str, Proposal]  # open questions with an answer sentence, by claim key
     facts: DocumentFacts  # the document's quantities, for quoted answers
     lower: str = ""  # the document's text in lower case, for search phrases
-    # Embedding cosine of two texts (-1 to 1); None: the answer checks use words only.
-    similarity: Callable[[str, str], float] | None = None
 
     def __post_init__(self) -> None:
         enabled = set(self.settings.utterance.answer_checks)
@@ -423,11 +421,9 @@ class ValueSaid:
 class Covers:
     """A missing fact is said only from sentences about what was asked: one of the cited
     sentences covers the question (``detectors.covers``: ``gap_min_coverage`` of its
-    content words, or a quantity of what it counts), or its embedding is as close to the
-    question's as ``gap_min_cosine`` (a sentence may name what was asked in other words:
-    a symbol, an acronym spelt out, the family a thing belongs to). A sentence that
-    shares a word or two with the question tells of its topic; where the document does
-    not answer the question, such a sentence is what would be said."""
+    content words, or a quantity of what it counts). A sentence that shares a word or two
+    with the question tells of its topic; where the document does not answer the
+    question, such a sentence is what would be said."""
 
     stages: Intervener
     name: AnswerCheck = AnswerCheck.COVERAGE
@@ -443,17 +439,11 @@ class Covers:
             return draft
         stages, need = self.stages, self.stages.settings.utterance.gap_min_coverage
         found = [stages.document.get(s) for s in sids]
-        if any(covers(question, s, stages.facts, need) or self._close(question, s.text)
-               for s in found):
+        if any(covers(question, s, stages.facts, need) for s in found):
             return draft
         best = max((coverage(question, s.text) for s in found), default=0.0)
         return Silence(f"answer check: the {which} sentences hold {best:.0%} of the "
                        f"question's words", Effect.ROLLBACK)
-
-    def _close(self, question: str, sentence: str) -> bool:
-        similarity = self.stages.similarity
-        least = self.stages.settings.utterance.gap_min_cosine
-        return similarity is not None and least <= 1.0 and similarity(question, sentence) >= least
 
 
 def _question(draft: Draft) -> str:

@@ -137,7 +137,6 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "quote-any": _utterance(quote_any_coverage=0.0),
     "quote-gaps": _utterance(quote_open_questions=False),
     "quote-denials": _utterance(quote_denials=False),
-    "coverage-meaning": _utterance(gap_min_cosine=2.0),
     "guard-closes": _ledger(guard_closes_corrections=False),
 }
 

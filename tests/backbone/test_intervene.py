@@ -118,38 +118,6 @@ def test_a_missing_fact_is_not_said_from_a_sentence_about_its_topic_only(documen
         assert llm.stages() == ["monitor", "monitor"]
 
 
-class Paraphrase(WordOverlap):
-    """The embedding finds one pair of texts close in meaning, whatever their words."""
-
-    def __init__(self, a: str, b: str, cosine: float) -> None:
-        self.pair, self.close = {a, b}, cosine
-
-    def cosine(self, a: str, b: str) -> float:
-        return self.close if {a, b} == self.pair else super().cosine(a, b)
-
-
-SEQUENCE = "What network did they use to read the sequence?"
-
-
-@pytest.mark.parametrize(("cosine", "least", "spoken"), [
-    (0.7, 0.65, True),  # close in meaning: the model is asked, and its answer is said
-    (0.6, 0.65, False),  # not close enough: no sentence covers the question
-    (0.7, 2.0, False),  # the meaning test switched off: words only
-])
-def test_a_sentence_close_in_meaning_to_the_question_covers_it(document, cosine, least,
-                                                              spoken):
-    llm = ScriptedLLM([UNASKED, UNASKED, OFF_TOPIC])
-    bb = make(document, llm)
-    bb.settings = dataclasses.replace(bb.settings, utterance=dataclasses.replace(
-        bb.settings.utterance, gap_min_cosine=least))
-    bb.intervener.settings = bb.settings
-    bb._embedder = Paraphrase(SEQUENCE, document.get(3).text, cosine)
-    bb.on_turn(turn(0, SEQUENCE))
-    decision = bb.on_turn(turn(1, SCHEDULE[1], "S2"))
-    assert (decision.action == "speak") is spoken
-    assert llm.stages() == ["monitor", "monitor", *(["generate"] if spoken else [])]
-
-
 WHICH_ONE = ("There was a library that splits the pages. Which one was that?", "No idea.")
 NAMED = {"status": "missing_info", "claim": "the library", "answer_sids": [0],
          "predicted_answer": ""}
