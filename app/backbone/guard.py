@@ -72,10 +72,14 @@ def _leaves_open(text: str) -> bool:
     return contains_question(text) or reports_failed_recall(text)
 
 
-def could_close(status: Status, value: str, recent: Sequence[str], min_share: float) -> bool:
-    """Cheap precheck: is a model call able to close the claim at all this turn?"""
+def could_close(status: Status, value: str, recent: Sequence[str], raising: Sequence[str],
+                min_share: float) -> bool:
+    """Cheap precheck: is a model call able to close the claim at all this turn? A claim
+    with a value closes only where ``check`` would accept the fix, so the precheck is that
+    check: a turn that carries the value only to ask it, or only as the raising turn said
+    it, fixes nothing."""
     if status == Status.NOT_IN_DOCUMENT:
         return any(says(Talk.RETRACTION, t) for t in recent)
     if not value.strip():
         return not (recent and _leaves_open(recent[-1]))
-    return any(value_present(value, t, min_share) for t in recent)
+    return check(status, value, recent, raising, min_share).closes

@@ -541,7 +541,8 @@ class Backbone:
         if opened is not None and opened.open and opened not in open_before:
             pairs.append((opened, [line for line in lines if line.index > opened.opened_turn]))
         return [(c, window) for c, window in pairs if window and guard.could_close(
-            c.status, c.predicted_answer, [line.text for line in window], share)]
+            c.status, c.predicted_answer, [line.text for line in window],
+            self._raising(c, window), share)]
 
     def _guard_lines(self) -> list[Line]:
         """The turns the guard reads now: every turn since the last check read them (live,
@@ -592,12 +593,15 @@ class Backbone:
         monitor counted as raising the claim again is judged as a fix, not as a raising
         turn ("Actually, no, it's 2003. Not 2002." names the wrong value only to reject
         it); the turn that opened the claim always raised it."""
+        return guard.check(claim.status, claim.predicted_answer,
+                           [line.text for line in recent], self._raising(claim, recent),
+                           self.settings.ledger.guard_min_token_share)
+
+    def _raising(self, claim: Claim, recent: Sequence[Line]) -> list[str]:
+        """The turns that raised ``claim``, as the guard reads them beside ``recent``."""
         window = {line.index for line in recent}
         raised = {i for i in claim.raised_turns if i == claim.opened_turn or i not in window}
-        raising = [line.text for line in self.transcript.by_index(raised)]
-        return guard.check(claim.status, claim.predicted_answer,
-                           [line.text for line in recent], raising,
-                           self.settings.ledger.guard_min_token_share)
+        return [line.text for line in self.transcript.by_index(raised)]
 
     def _close(self, claim: Claim, index: int, line: Line, how: str) -> str:
         """Close ``claim`` as fixed by whoever said ``line``."""

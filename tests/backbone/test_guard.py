@@ -73,7 +73,7 @@ def test_valueless_claim_keeps_the_model_verdict():
     (["They average twelve models."], False),
 ])
 def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected):
-    assert could_close("incorrect_info", "15 models", recent, SHARE) is expected
+    assert could_close("incorrect_info", "15 models", recent, [], SHARE) is expected
 
 
 @pytest.mark.parametrize(("last", "closes"), [
@@ -85,4 +85,16 @@ def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected
 def test_question_without_a_value_closes_only_on_a_reply_that_answers(last, closes):
     recent = ["How many unique paper nodes are left?", last]
     assert check("missing_info", "", recent, [recent[0]], SHARE).closes is closes
-    assert could_close("missing_info", "", recent, SHARE) is closes
+    assert could_close("missing_info", "", recent, [recent[0]], SHARE) is closes
+
+
+def test_precheck_is_the_guard_s_own_test_for_a_value():
+    """A value said only by the turn that raised the claim, or only inside a question,
+    could not close it: no model call is worth making."""
+    value = "Tim Allen as Buzz Lightyear, a space ranger"
+    raised = "Tom Hanks plays Buzz Lightyear, a space ranger action figure."
+    assert not could_close("incorrect_info", value, [raised, "Yes I am."], [raised], SHARE)
+    asked = "Wasn't it Tim Allen as Buzz Lightyear, the space ranger?"
+    assert not could_close("incorrect_info", value, [raised, asked], [raised], SHARE)
+    fixed = "No wait, Tim Allen voices Buzz Lightyear, the space ranger."
+    assert could_close("incorrect_info", value, [raised, fixed], [raised], SHARE)

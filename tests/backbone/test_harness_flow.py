@@ -202,13 +202,13 @@ def test_without_the_setting_the_model_must_propose_the_closure(document):
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
-def test_a_question_with_the_value_is_no_fix_the_guard_closes_alone(document):
-    llm = ScriptedLLM([WRONG, WRONG, {"resolved": []}])
+def test_a_question_with_the_value_is_no_fix_and_asks_the_model_nothing(document):
+    llm = ScriptedLLM([WRONG, WRONG])
     bb = make(document, llm)
     bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
     doubt = bb.on_turn(turn(1, "Or was it Apache's PDFBox library? No, Tika.", "S1"))
     assert doubt.action == "speak"
-    assert llm.stages() == ["monitor", "monitor", "self_repair"]
+    assert llm.stages() == ["monitor", "monitor"]
 
 
 def test_no_self_repair_call_when_the_value_was_never_said(document):
@@ -222,12 +222,15 @@ def test_no_self_repair_call_when_the_value_was_never_said(document):
 
 
 def test_model_resolution_the_guard_rejects_keeps_the_claim_open(document):
+    """A misattribution closes on a retraction only; one asked as a question is none."""
+    absent = {"status": "not_in_paper", "claim": "the A/B test", "answer_sids": []}
     resolved = {"resolved": [{"cid": 1, "by": "S2"}]}
-    llm = ScriptedLLM([WRONG, WRONG, resolved])
-    bb = make(document, llm)
-    bb.on_turn(turn(0, "They run every page through Apache Tika."))
-    decision = bb.on_turn(turn(1, "Was it Apache's PDFBox library? I think it's Tika."))
-    assert decision.action == "speak"  # the checked value, quoted: no generate call
+    llm = ScriptedLLM([absent, QUIET, resolved])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, "They also ran an online A/B test with a 46.5 percent gain."))
+    decision = bb.on_turn(turn(1, "Hm, is that not from the other paper?", "S2"))
+    assert "C1 kept open (guard: no retraction in the last turns)" in decision.reason
+    assert bb.ledger.claims[1].open
     assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
@@ -441,6 +444,20 @@ def test_a_monitored_turn_that_raises_another_claim_lets_the_first_stand(documen
     assert asked.reason == "gate: waiting 2/3 (turn 1 let C1 stand)"
     assert bb.ledger.claims[2].persistence == 1 and bb.ledger.claims[1].persistence == 2
     assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_a_value_the_raising_turn_echoes_does_not_keep_the_claim_from_standing(document):
+    """The document's value shares most words with the wrong claim (a swapped name in a
+    copied phrase): the turn that raised it carries the value, yet cannot fix it, so the
+    next turn lets the claim stand without a self-repair call."""
+    echoed = dict(WRONG, predicted_answer="feed each page to Apache's PDFBox library")
+    said = dict(SPEAK, text="They feed each page to Apache's PDFBox library [S0], not Tika.")
+    llm = ScriptedLLM([echoed, QUIET, said])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, SWAPPED))
+    judged = bb.on_turn(turn(1, "The paper says the model is a two-layer LSTM.", "S2"))
+    assert judged.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
+    assert llm.stages() == ["monitor", "monitor", "generate"]
 
 
 def test_a_verdict_on_the_claim_is_not_a_turn_that_lets_it_stand(document):
