@@ -146,18 +146,21 @@ _CLAUSE_MARKS = frozenset({",", ";", ":", "-", "–", "—", "(", ")", ".", "!",
 
 def is_clipped(sentence: str, source: str, min_words: int = 4) -> bool:
     """``sentence`` copies a run of ``source`` that starts or stops inside one of its
-    clauses (a word of the source runs on where the copy begins or ends)."""
+    clauses (a word of the source runs on where the copy begins or ends). Words are
+    compared without the marks between them ("rival, who" is the copy's "rival who")."""
     said = spoken_words(sentence)
     if len(said) < min_words:
         return False
     tokens = re.findall(r"\w+(?:[.,'’%]\w+)*%?|[^\w\s]", without_markers(source).lower())
+    at = [i for i, token in enumerate(tokens) if token[0].isalnum() or token[0] == "_"]
+    words = [tokens[i] for i in at]
     head, tail = said[:min_words], said[-min_words:]
-    for i in range(len(tokens) - min_words + 1):
-        run = tokens[i : i + min_words]
-        if run == head and i > 0 and tokens[i - 1] not in _CLAUSE_MARKS:
+    for j in range(len(words) - min_words + 1):
+        run = words[j : j + min_words]
+        before, after = at[j] - 1, at[j + min_words - 1] + 1
+        if run == head and before >= 0 and tokens[before] not in _CLAUSE_MARKS:
             return True
-        end = i + min_words
-        if run == tail and end < len(tokens) and tokens[end] not in _CLAUSE_MARKS:
+        if run == tail and after < len(tokens) and tokens[after] not in _CLAUSE_MARKS:
             return True
     return False
 

@@ -57,6 +57,16 @@ def test_reference_markers_in_the_cited_sentence_are_not_words_it_runs_on_with()
     assert is_clipped("Only types 40 and 41 cause.", cited)
 
 
+def test_a_copy_is_compared_word_for_word_across_the_source_s_commas() -> None:
+    cited = ("Tim Allen as Buzz Lightyear, a space ranger action figure and Woody's rival, "
+             "who later becomes his best friend.")
+    assert is_clipped("Tim Allen as Buzz Lightyear, a space ranger action figure and Woody's "
+                      "rival, who.", cited)
+    assert is_clipped("Buzz Lightyear a space ranger action figure.", cited)
+    assert not is_clipped("A space ranger action figure and Woody's rival.", cited)
+    assert not is_clipped(cited, cited)
+
+
 def test_fragment_cut_short_inside_a_clause_of_the_cited_sentence() -> None:
     assert is_clipped("In the spring trial, the team found that 53%.", CITED)
     assert kinds("In the spring trial, the team found that 53%.") == ["fragment"]
