@@ -77,7 +77,7 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
         return sentence
     rest = match.group("rest")
     first = rest.split(" ", 1)[0]
-    if first[:1].isupper() and first[1:].islower() and first.lower() in STOPWORDS:
+    if _capital_stopword(first):
         rest = rest[0].lower() + rest[1:]
         sentence = sentence[: match.start("rest")] + rest
     value = rest.strip().rstrip(".!?")
@@ -93,6 +93,12 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
                 return f"{lead}: {_end(clause)}"
     theirs = _said_instead(value, cited, raised) if bare else None
     return sentence if theirs is None else f"{lead} {value}, not {theirs}."
+
+
+def _capital_stopword(word: str) -> bool:
+    """A common word capitalised only as a sentence's first ("There", "A"; not "I")."""
+    plain = word[1:].islower() or (len(word) == 1 and word != "I")
+    return word[:1].isupper() and plain and word.lower() in STOPWORDS
 
 
 def _said_instead(value: str, cited: Sequence[str], raised: Sequence[str]) -> str | None:

@@ -17,6 +17,8 @@ CITED = ["The survey covered 48 buildings in the district.", "Costs rose by a th
         ("Actually, the document says The survey ran for ten weeks.",
          "Actually, the document says the survey ran for ten weeks."),
         ("The document reports that It was cheaper.", "The document reports that it was cheaper."),
+        ("The document says A survey ran.", "The document says a survey ran."),
+        ("The document says I was told.", "The document says I was told."),
         # names and acronyms keep their capitals
         ("The document says NumPy was used.", "The document says NumPy was used."),
         ("The document says Smith led the survey.", "The document says Smith led the survey."),
