@@ -314,7 +314,7 @@ def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceS
              preface: bool = True) -> str:
     """Topic preface, the text, and the page hint of the first cited sentence."""
     body = _end(spoken_numbers(clean_text(text)))
-    topic = clean_text(topic).strip(" .,").lower()
+    topic = " ".join(_topic_case(word) for word in clean_text(topic).strip(" .,").split())
     if preface and topic:
         body = f"About {topic}, {_lower_first(body)}"
     if citation is None or style is UtteranceStyle.OFF:
@@ -323,6 +323,12 @@ def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceS
     if style is UtteranceStyle.PAGE_ONLY or not citation.keyword:
         return f"{body} You'll find this on {where}."
     return f"{body} You'll find this on {where}; search for '{citation.keyword}' to confirm."
+
+
+def _topic_case(word: str) -> str:
+    """A topic word in lower case, as mid-sentence, unless it is an acronym or a name
+    with inner capitals ("PDF", "HIV-1", "NumPy"): those are read and shown as written."""
+    return word if any(c.isupper() for c in word[1:]) else word.lower()
 
 
 def page_hint(citation: Citation) -> str:

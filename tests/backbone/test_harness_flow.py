@@ -83,7 +83,7 @@ def test_wrong_claim_adopted_twice_is_corrected_with_a_citation(document):
     iv = second.intervention
     assert iv.kind is InterventionKind.PROACTIVE and iv.intent == "correct"
     assert iv.decided_turn == 20 and iv.citations[0].sid == 0 and iv.citations[0].page == 2
-    assert iv.text.startswith("About the pdf parser, they use Apache's PDFBox, not Tika.")
+    assert iv.text.startswith("About the PDF parser, they use Apache's PDFBox, not Tika.")
     assert "You'll find this on page 2; search for '" in iv.text and "[S0]" not in iv.text
     assert iv.citations[0].keyword in TEXTS[0]
     assert llm.stages() == ["monitor", "monitor", "generate"]
@@ -249,7 +249,7 @@ def test_delivered_correction_joins_the_transcript(document):
     bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))
     bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))  # once only
     decision = bb.on_turn(turn(2, "Oh, okay then."))
-    assert llm.requests[-1].user.count("Jarvis: About the pdf parser") == 1
+    assert llm.requests[-1].user.count("Jarvis: About the PDF parser") == 1
     # The agent's own correction is what resolves the claim.
     assert "the room fixed C1" in decision.reason
     assert bb.ledger.claims[1].closed_by == "agent"

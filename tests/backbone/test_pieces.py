@@ -122,14 +122,24 @@ CITE = Citation(60, 3, "We feed each page to Apache's PDFBox library.", (), "PDF
 
 
 @pytest.mark.parametrize("style,expected", [
-    (UtteranceStyle.FULL, "About the pdf parser, they use PDFBox, not Tika. You'll find this on "
+    (UtteranceStyle.FULL, "About the PDF parser, they use PDFBox, not Tika. You'll find this on "
                           "page 3; search for 'PDFBox library' to confirm."),
-    (UtteranceStyle.PAGE_ONLY, "About the pdf parser, they use PDFBox, not Tika. You'll find "
+    (UtteranceStyle.PAGE_ONLY, "About the PDF parser, they use PDFBox, not Tika. You'll find "
                                "this on page 3."),
-    (UtteranceStyle.OFF, "About the pdf parser, they use PDFBox, not Tika."),
+    (UtteranceStyle.OFF, "About the PDF parser, they use PDFBox, not Tika."),
 ])
 def test_spoken_form_styles(style, expected):
     assert assemble("The PDF parser", "They use PDFBox [S60], not Tika", CITE, style) == expected
+
+
+@pytest.mark.parametrize("topic,said", [
+    ("The Training Data", "About the training data, "),
+    ("HIV-1 vaccine trials", "About HIV-1 vaccine trials, "),
+    ("online A/B test", "About online A/B test, "),
+    ("NumPy arrays", "About NumPy arrays, "),
+])
+def test_a_topic_is_said_in_lower_case_but_its_acronyms_keep_their_capitals(topic, said):
+    assert assemble(topic, "It is small.", None, UtteranceStyle.OFF).startswith(said)
 
 
 def test_text_is_cleaned_and_limited():
