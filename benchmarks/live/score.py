@@ -196,13 +196,17 @@ def direct_answers(
     rendering: Rendering, log: RoomLog, items: dict[str, QAItem], abstain_text: str,
     stages: list[dict[str, float | None]],
 ) -> tuple[list[QARecord], list[float]]:
-    """Each inserted question with the first direct answer heard after it, scored as
-    ``jarvis qa`` scores it; and seconds from the question's end to the answer's first
-    audio. Where each heard answer's wait went is added to ``stages``."""
+    """Each inserted question with the first direct answer heard after it and before the
+    next question began (an answer heard later belongs to a later question: the question
+    before it was missed, its wake word unheard), scored as ``jarvis qa`` scores it; and
+    seconds from the question's end to the answer's first audio. Where each heard
+    answer's wait went is added to ``stages``."""
     answers = [h for h in heard(log) if h.intervention.kind is InterventionKind.DIRECT]
     records, first_audio = [], []
-    for question in rendering.questions:
-        answer = next((h for h in answers if h.at >= question.start), None)
+    questions = list(rendering.questions)
+    for question, following in zip(questions, [*questions[1:], None], strict=True):
+        until = following.start if following is not None else float("inf")
+        answer = next((h for h in answers if question.start <= h.at < until), None)
         if answer is not None:
             answers.remove(answer)
             stages.append(direct_stages(question, answer, log))

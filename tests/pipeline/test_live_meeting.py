@@ -9,6 +9,7 @@ must read them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -212,6 +213,14 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     assert first_audio == pytest.approx([3.0])  # question end 8.0 s -> first word 11.0 s
     assert stages == [{"recognized_s": 0.5, "first_checked_s": 2.2, "first_audio_s": 3.0}]
     assert record.action == "answer" and record.correct and record.total_ms == pytest.approx(5000)
+    # A second question asked before that answer was heard takes it; the first, whose
+    # wake word went unheard, has none (not an answer 3 s late).
+    late = Line("S2", "Hey Jarvis, which page?", 9.0, 10.0, None, True, "q2")
+    two = dataclasses.replace(rendering, lines=(*rendering.lines[:3], late, *rendering.lines[3:]))
+    items = {"q1": item, "q2": QAItem("q2", Path("doc.pdf"), "which page?", "page 2")}
+    first, second = score.direct_answers(two, log, items, "I can't say.", [])[0]
+    assert first.action != "answer" and first.total_ms == 0.0
+    assert second.action == "answer" and second.correct
 
 
 @pytest.mark.slow
