@@ -204,8 +204,8 @@ def direct_answers(
     answers = [h for h in heard(log) if h.intervention.kind is InterventionKind.DIRECT]
     records, first_audio = [], []
     questions = list(rendering.questions)
-    for question, following in zip(questions, [*questions[1:], None], strict=True):
-        until = following.start if following is not None else float("inf")
+    for n, question in enumerate(questions):
+        until = questions[n + 1].start if n + 1 < len(questions) else float("inf")
         answer = next((h for h in answers if question.start <= h.at < until), None)
         if answer is not None:
             answers.remove(answer)
