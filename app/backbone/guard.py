@@ -75,11 +75,10 @@ def _leaves_open(text: str) -> bool:
 def could_close(status: Status, value: str, recent: Sequence[str], raising: Sequence[str],
                 min_share: float) -> bool:
     """Cheap precheck: is a model call able to close the claim at all this turn? A claim
-    with a value closes only where ``check`` would accept the fix, so the precheck is that
-    check: a turn that carries the value only to ask it, or only as the raising turn said
-    it, fixes nothing."""
+    closes only where ``check`` would accept the fix, so the precheck is that check (a
+    turn that carries the value only to ask it, or only as the raising turn said it,
+    fixes nothing); a misattribution asks the model about any retraction, one put as a
+    question too."""
     if status == Status.NOT_IN_DOCUMENT:
         return any(says(Talk.RETRACTION, t) for t in recent)
-    if not value.strip():
-        return not (recent and _leaves_open(recent[-1]))
     return check(status, value, recent, raising, min_share).closes
