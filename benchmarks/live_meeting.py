@@ -42,6 +42,7 @@ from live import score  # noqa: E402
 from live.pauses import meeting_pauses  # noqa: E402
 from live.render import Question, RoomSettings, Voices, render  # noqa: E402
 from live.room import play  # noqa: E402
+from live.yielding import as_played  # noqa: E402
 
 from app.eval.dataset import (  # noqa: E402
     BenchmarkSet,
@@ -76,6 +77,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model", help="model name, .gguf path or http://host:port/v1 URL")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (1 = real time)")
     p.add_argument("--room", action="store_true", help="room noise and reverberation")
+    p.add_argument("--talks-on", action="store_true",
+                   help="participants keep the recording's times whatever the agent says "
+                        "(the worst room); by default a turn not yet begun waits while the "
+                        "agent speaks, as people do (live/yielding.py)")  # fmt: skip
     p.add_argument("--pauses", choices=["script", "ami"], default="script",
                    help="gaps between turns: the script's times (natural gaps where it has "
                         "none), or drawn from the silences of the real AMI meetings in "
@@ -192,8 +197,10 @@ def run_live(args: argparse.Namespace, benchmark: BenchmarkSet, settings: Settin
                     continue
                 record = args.out / "sessions" / f"{case.name}-{conversation.name}.jsonl"
                 room_log = play(rendering.audio, case.document, settings, args.model, record,
-                                args.speed, args.tail, max_queued=args.mic_buffer or None)
-                run = score.result(case.name, conversation.name, rendering, room_log, by_id,
+                                args.speed, args.tail, max_queued=args.mic_buffer or None,
+                                lines=None if args.talks_on else rendering.lines)
+                played = as_played(rendering, room_log.holds)
+                run = score.result(case.name, conversation.name, played, room_log, by_id,
                                    settings.utterance.abstain_text)  # fmt: skip
                 _write(lines, [r.to_json() for r in run.lines])
                 _write(answers, [r.to_json() for r in run.qa])
@@ -267,6 +274,10 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "model_busy_per_meeting_s": round(sum(stages.values()) / meeting, 2) if meeting else None,
         "stages_s": stages,
         "audio_dropped_s": round(sum(r.audio_dropped_s for r in runs), 2),
+        "playbacks": {"begun": sum(r.playbacks[0] for r in runs),
+                      "cut_short": sum(r.playbacks[1] for r in runs)},
+        "room_waited": {"turns": sum(r.room_waited[0] for r in runs),
+                        "seconds": round(sum(r.room_waited[1] for r in runs), 1)},
         "conversations": [{"document": r.document, "conversation": r.conversation,
                            "meeting_s": round(r.meeting_s, 1), "speakers_scripted": r.speakers[0],
                            "speakers_recognized": r.speakers[1], "backlog_max": r.backlog_max,
@@ -299,6 +310,10 @@ def live_markdown(data: dict[str, Any]) -> str:
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
         ["audio dropped s", data["audio_dropped_s"]],
+        ["playbacks begun / cut short", f"{data['playbacks']['begun']} / "
+                                        f"{data['playbacks']['cut_short']}"],
+        ["turns the room held for the agent / seconds", f"{data['room_waited']['turns']} / "
+                                                        f"{data['room_waited']['seconds']}"],
     ])  # fmt: skip
     cpu = data["cpu_share"]
     where = markdown_table(
@@ -342,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     report = score_replay(benchmark, decisions, similarity)
     meta = {"set": benchmark.name, "model": args.model or "default", "limit": args.limit,
             "direct": args.direct, "speed": args.speed, "room": args.room,
+            "room_yields": not args.talks_on,
             "pauses": args.pauses, "draft_tokens": settings.llm.draft_tokens,
             "batch_threads": settings.llm.batch_threads,
             "mic_buffer": args.mic_buffer,

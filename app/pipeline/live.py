@@ -135,7 +135,8 @@ class LiveMeeting:
     """The pipeline on live audio with one clean, idempotent ``stop``.
 
     ``voice_sink``: "device" (the loudspeaker), "null" (real-time silence that still
-    feeds the self-voice reference), or "none" (words as text only)."""
+    feeds the self-voice reference), or "none" (words as text only). ``source``: a source
+    the caller built (a benchmark's room), heard instead of ``audio``'s."""
 
     def __init__(
         self,
@@ -145,9 +146,11 @@ class LiveMeeting:
         voice_sink: str = "device",
         voice_device: str | None = None,
         voiceprints: VoiceprintStore | None = None,
+        source: Any = None,
     ) -> None:
         self.settings = settings or Settings()
         self.audio = audio or AudioInput()
+        self._ready_source = source  # a source built by the caller (a benchmark's room)
         self.record = record or SessionRecord.create(label="meeting")
         self.clock = AudioFollowingClock()
         self.pipeline = Pipeline(self.settings, record=self.record, clock=self.clock)
@@ -241,6 +244,8 @@ class LiveMeeting:
 
     def _source(self) -> tuple[Any, str | None]:
         audio = self.audio
+        if self._ready_source is not None:
+            return self._ready_source, None
         if audio.file is None:
             return mic_source(audio.device)
         return file_source(audio.file, not audio.fast, None, audio.speed, audio.max_queued)

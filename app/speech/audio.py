@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
@@ -283,12 +283,18 @@ class PacedSource:
         self._thread = threading.Thread(target=self._feed, name="paced-source", daemon=True)
         self._thread.start()
 
-    def _feed(self) -> None:
-        assert self.started_at is not None
+    def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
+        """The blocks to deliver, each with its first sample's place in the stream: the
+        recording as it is (a room that reacts to the agent inserts silence here)."""
         for pos in range(0, self._samples.size, self._block):
             chunk = self._samples[pos : pos + self._block]
             if chunk.size < self._block:
                 chunk = np.pad(chunk, (0, self._block - chunk.size))
+            yield pos, chunk
+
+    def _feed(self) -> None:
+        assert self.started_at is not None
+        for pos, chunk in self.blocks():
             due = self.started_at + (pos + self._block) / self.sample_rate / self.speed
             while not self._halt.is_set() and (wait := due - self._clock.now()) > 0:
                 self._clock.sleep(min(wait, 0.05))

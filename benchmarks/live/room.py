@@ -16,16 +16,26 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.events import AnswerDelta, Decision, Intervention, PlaybackReceipt, Turn
+from app.clock import RealClock
+from app.events import (
+    AnswerDelta,
+    Decision,
+    Intervention,
+    PlaybackReceipt,
+    ReceiptStatus,
+    Turn,
+)
 from app.pipeline.live import AudioInput, LiveMeeting
 from app.session.record import SessionRecord
 from app.settings import Settings
-from app.speech.audio import MIC_QUEUE_BLOCKS
+from app.speech.audio import MIC_QUEUE_BLOCKS, load_audio
+from live.render import Line
+from live.yielding import AgentVoice, Hold, YieldingRoom
 
 PARTS = {"jv-speech": "speech", "jv-model": "model", "jv-voice": "voice"}
 
@@ -48,6 +58,9 @@ class RoomLog:
     audio_drops: list[tuple[float, float]] = field(default_factory=list)  # (audio time, s)
     # generation -> first checked (sayable) sentence of a direct answer
     first_checked: dict[int, float] = field(default_factory=dict)
+    holds: list[Hold] = field(default_factory=list)  # silence a yielding room inserted
+    started: int = 0  # playbacks begun
+    stopped: int = 0  # playbacks cut short (by a participant, mostly)
 
     def recording_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.speed
@@ -72,10 +85,13 @@ class RoomLog:
         elif name == "Play":
             self.played.setdefault(event.intervention.id, event.intervention)
         elif isinstance(event, PlaybackReceipt):
-            if event.status == "started":
+            if event.status == ReceiptStatus.STARTED:
+                self.started += 1
                 self.first_audio.setdefault(event.intervention_id, now)
             elif event.intervention_id in self.first_audio:
                 self.finished[event.intervention_id] = now
+                if event.status == ReceiptStatus.STOPPED:
+                    self.stopped += 1
         elif name == "Dropped":
             self.dropped.setdefault(event.intervention_id, event.reason)
 
@@ -136,15 +152,21 @@ def play(
     tail: float = 120.0,
     settle: float = 3.0,
     max_queued: int | None = MIC_QUEUE_BLOCKS,
+    lines: Sequence[Line] | None = None,
 ) -> RoomLog:
     """Play ``audio`` through the app with ``document`` open; waits for the agent to
     settle after the recording ends (at most ``tail`` seconds), then stops it.
     ``max_queued``: the microphone's buffer in blocks (None: a lagging speech worker
-    loses nothing)."""
+    loses nothing). Given the recording's ``lines``, the room yields to the agent
+    (``YieldingRoom``); without them it keeps the recording's times whatever it says."""
     log = RoomLog(speed)
-    source = AudioInput(file=audio, speed=speed, max_queued=max_queued)
-    meeting = LiveMeeting(settings, source, SessionRecord(record), voice_sink="null")
+    heard = AudioInput(file=audio, speed=speed, max_queued=max_queued)
+    room, voice = None, AgentVoice(RealClock())
+    if lines is not None:
+        room = YieldingRoom(load_audio(audio), lines, voice, speed=speed, max_queued=max_queued)
+    meeting = LiveMeeting(settings, heard, SessionRecord(record), voice_sink="null", source=room)
     meeting.pipeline.hub.subscribe(log.observe)
+    meeting.pipeline.hub.subscribe(voice.observe)
     try:
         on_named_thread("jv-voice", meeting.prepare_voice)
         if not on_named_thread("jv-model", lambda: meeting.prepare(document, llm_spec)):
@@ -156,6 +178,7 @@ def play(
     finally:
         meeting.stop()
         log.ended_at = time.monotonic()
+        log.holds = list(room.holds) if room is not None else []
     return log
 
 
