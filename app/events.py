@@ -78,6 +78,9 @@ class Turn:
     end: float
     direct: bool = False
     index: int = -1
+    # Words the recognizer was unsure of (as written in ``text``): a name among them may
+    # be misheard, so nothing is said about it as if it were what the speaker said.
+    unsure: tuple[str, ...] = ()
 
 
 class NameSource(StrEnum):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -87,14 +87,32 @@ class DocumentFacts:
         return set(re.findall(r"\w+", self.lower))
 
     def mentions(self, term: str) -> bool:
-        """The document uses ``term`` as written (case aside), as whole words."""
+        """The document uses ``term`` as written (case aside), as whole words, or with its
+        letters run together or set apart ("M-A-G" for "MAG", "Pub Med" for "PubMed":
+        spelled out, or split by speech recognition)."""
         words = re.findall(r"\w+", term.lower())
         if not words:
             return True
-        if len(words) == 1:
-            return words[0] in self._words
-        return re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)",
-                         self.lower) is not None
+        if len(words) == 1 and words[0] in self._words:
+            return True
+        if len(words) > 1 and re.search(
+                r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)",
+                self.lower) is not None:  # fmt: skip
+            return True
+        squeezed = "".join(words)
+        return len(squeezed) >= MIN_SQUEEZED and squeezed in self._squeezed
+
+    def uses_name(self, term: str) -> bool:
+        """The document uses the name, or each of its words of three letters or more."""
+        return self.mentions(term) or all(self.mentions(w) for w in term.split() if len(w) >= 3)
+
+    @cached_property
+    def _squeezed(self) -> set[str]:
+        """Each word and run of up to ``MAX_SQUEEZED_WORDS`` words of the document, with
+        its letters and digits run together ("pubmed", "bc5cdr")."""
+        tokens = [t for t in ("".join(re.findall(r"\w+", w)) for w in self.lower.split()) if t]
+        return {"".join(tokens[i : i + n]) for n in range(1, MAX_SQUEEZED_WORDS + 1)
+                for i in range(len(tokens) - n + 1)}  # fmt: skip
 
     def supports_quantity(self, q: Quantity, utterance: str = "") -> bool:
         """The document states this value for the same kind of thing (a restatement, not
@@ -115,6 +133,8 @@ class DocumentFacts:
         return None
 
 
+MIN_SQUEEZED = 3  # letters a name run together must have to match the document's
+MAX_SQUEEZED_WORDS = 3  # document words a name run together may span ("BC5 CDR" -> BC5CDR)
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
 NAME_SHARED_WORDS = 3
 
@@ -246,7 +266,7 @@ def absent_terms(text: str, facts: DocumentFacts) -> list[str]:
     lone: list[str] = []
     for term in _name_runs(text):
         words = term.split()
-        if facts.mentions(term) or all(facts.mentions(w) for w in words if len(w) >= 3):
+        if facts.uses_name(term):
             continue
         found = out if len(words) >= 2 or _shaped(term) else lone
         if term not in found:
@@ -264,14 +284,16 @@ SUBJECT_COSINE = 0.3
 
 
 def absent_finding(utterance: str, candidates: Sequence[SentenceLike], facts: DocumentFacts,
-                   similarity: Similarity | None = None) -> list[Proposal]:
+                   similarity: Similarity | None = None, unsure: Collection[str] = (),
+                   ) -> list[Proposal]:
     """A finding stated as fact, on the document's subject, that names terms the document
     never uses: the room may be giving it the document's authority (SPEC's
     misattribution). Outside knowledge said in passing looks alike here; the monitor
     confirms, and the gate waits for the room to let it stand. On the subject: the turn
     shares content words with the document besides those names and, given ``similarity``,
-    is as close as ``SUBJECT_COSINE`` to one of the retrieved sentences."""
-    terms = finding_terms(utterance, facts)
+    is as close as ``SUBJECT_COSINE`` to one of the retrieved sentences. ``unsure``: the
+    words of the turn the recognizer was unsure of (``finding_terms``)."""
+    terms = finding_terms(utterance, facts, unsure)
     if not terms:
         return []
     if similarity is not None and not any(
@@ -286,20 +308,39 @@ def absent_finding(utterance: str, candidates: Sequence[SentenceLike], facts: Do
     )]
 
 
-def finding_terms(utterance: str, facts: DocumentFacts) -> list[str]:
+def finding_terms(utterance: str, facts: DocumentFacts, unsure: Collection[str] = ()
+                  ) -> list[str]:
     """The names the document never uses (``absent_terms``) of a turn that states a
     finding (long enough, no question, no failed recall, no retraction) on the document's
-    subject by its words (content words shared with the document besides those names)."""
+    subject by its words (content words shared with the document besides those names),
+    less those holding a word of ``unsure`` (``heard_clearly``)."""
     if (len(utterance.split()) < MIN_FINDING_WORDS or contains_question(utterance)
             or reports_failed_recall(utterance) or says(Talk.RETRACTION, utterance)):
         return []
     # A name said only to reject it ("low T cells, not eosinophils", misheard as a name)
     # is not what the finding is attributed to.
-    terms = [t for t in absent_terms(utterance, facts) if not rejected(utterance, t)]
+    clear = heard_clearly(unsure)
+    terms = [t for t in absent_terms(utterance, facts)
+             if not rejected(utterance, t) and clear(t)]  # fmt: skip
     own = _roots(" ".join(terms))
     if not terms or len((_roots(utterance) - own) & facts.roots) < MIN_SHARED_WORDS:
         return []
     return terms
+
+
+def heard_clearly(unsure: Collection[str]) -> Callable[[str], bool]:
+    """Whether a name holds none of the ``unsure`` words (as the recognizer wrote them):
+    a name it was unsure of may be misheard ("RZIV" for "arXiv"), and is not what the
+    speaker is told the document lacks."""
+    doubtful = {w for u in unsure for w in re.findall(r"\w+", u)}
+    return lambda term: not doubtful.intersection(re.findall(r"\w+", term))
+
+
+def unclear_names(utterance: str, facts: DocumentFacts, unsure: Collection[str]) -> list[str]:
+    """The names of ``utterance`` the document does not use that hold a word the
+    recognizer was unsure of."""
+    clear = heard_clearly(unsure)
+    return [t for t in _name_runs(utterance) if not clear(t) and not facts.uses_name(t)]
 
 
 def _shaped(term: str) -> bool:
@@ -509,11 +550,12 @@ def detect(
     utterance: str, previous: Sequence[str], candidates: Sequence[SentenceLike],
     facts: DocumentFacts, asked_candidates: Sequence[SentenceLike] = (),
     enabled: Collection[Detector] = tuple(Detector), similarity: Similarity | None = None,
+    unsure: Collection[str] = (),
 ) -> list[Proposal]:
     """The proposals of the ``enabled`` detectors for one turn, strongest evidence first;
     an absent finding only where no name or open-question proposal is made, and then in
     place of number mismatches. ``similarity``: embedding cosine of two texts, where a
-    detector weighs relatedness."""
+    detector weighs relatedness; ``unsure``: words the recognizer was unsure of."""
     numbers: list[Proposal] = []
     if Detector.NUMBER in enabled:
         numbers = number_mismatch(utterance, candidates, facts)
@@ -526,6 +568,6 @@ def detect(
         return numbers + found
     # A finding that names what the document never does is another source's: its numbers
     # differ from the document's because they are about something else, not misstated.
-    absent = absent_finding(utterance, candidates, facts, similarity) if (
+    absent = absent_finding(utterance, candidates, facts, similarity, unsure) if (
         Detector.ABSENT in enabled) else []
     return absent or numbers

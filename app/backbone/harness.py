@@ -214,7 +214,7 @@ class Backbone:
         if is_backchannel(turn.text, max_words=self.settings.floor.backchannel_max_words):
             return Decision(index, "silent", "backchannel: not sent to the monitor")
         latency: dict[str, float] = {}
-        self.transcript.append(index, turn.speaker, turn.text)
+        self.transcript.append(index, turn.speaker, turn.text, unsure=turn.unsure)
         self.ledger.forget(index)
         open_before = self.ledger.open_claims()
         started = time.perf_counter()

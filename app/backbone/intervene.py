@@ -26,13 +26,14 @@ from app.backbone.detectors import (
     finding_terms,
     question_point,
     same_matter,
+    unclear_names,
 )
 from app.backbone.direct import Checked, DirectAnswer, quote_answer, quoted
 from app.backbone.generate import Generated
 from app.backbone.grounding import grounded_sids
 from app.backbone.ledger import Claim, ClaimLedger
 from app.backbone.stage import StageReply
-from app.backbone.transcript import Transcript
+from app.backbone.transcript import Line, Transcript
 from app.backbone.utterance import (
     assemble,
     clean_text,
@@ -160,7 +161,20 @@ class Intervener:
         turns = {t for t in claim.raised_turns if t > since} or set(claim.raised_turns)
         raising = self.transcript.by_index(turns)
         vetoed = self.veto.check(draft.intent, [line.text for line in raising])
+        if vetoed is None and draft.intent == Intent.NOT_IN_DOCUMENT:
+            vetoed = self._misheard(raising)
         return draft if vetoed is None else Silence(vetoed, Effect.RESET)
+
+    def _misheard(self, raising: Sequence[Line]) -> str | None:
+        """A misattribution whose only names the document lacks are names the recognizer
+        was unsure of: what the speaker said may well be the document's own term."""
+        if any(finding_terms(line.text, self.facts, line.unsure) for line in raising):
+            return None
+        unclear = list(dict.fromkeys(t for line in raising
+                                     for t in unclear_names(line.text, self.facts, line.unsure)))
+        if not unclear:
+            return None
+        return f"veto: the names the document lacks may be misheard ({', '.join(unclear[:2])})"
 
     def planned(self, draft: Draft) -> Outcome:
         """The sentences to generate from, and the open-question proposal behind a gap:
@@ -234,8 +248,9 @@ class Intervener:
         said first)."""
         if not self.settings.utterance.quote_denials:
             return None
-        terms = list(dict.fromkeys(t for turn in draft.raised
-                                   for t in finding_terms(turn, self.facts)))[:2]
+        raising = self.transcript.by_index({*draft.claim.raised_turns, draft.index})
+        terms = list(dict.fromkeys(t for line in raising
+                                   for t in finding_terms(line.text, self.facts, line.unsure)))[:2]
         if not terms:
             return None
         where = the_documents(self.document)

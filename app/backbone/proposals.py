@@ -51,7 +51,7 @@ class Proposer:
         found = detect(line.text, [" ".join(ln.text for ln in u) for u in said],
                        self.sentences(candidates), self.facts,
                        self.sentences(self._asked_sids(said)), self.detectors,
-                       self.similarity)
+                       self.similarity, line.unsure)
         fresh = {p.key for p in found}
         found += [p for p in carried(self._last, line.text) if p.key not in fresh]
         self._last = [p for p in found if p.detector != Detector.OPEN_QUESTION]

@@ -24,6 +24,7 @@ class Line:
     text: str
     agent: bool = False
     evidence: tuple[int, ...] = ()  # document sentences first shown after this line
+    unsure: tuple[str, ...] = ()  # words the recognizer was unsure of (``Turn.unsure``)
 
     def render(self) -> str:
         return f"[Turn {self.index}] {self.speaker}: {self.text}"
@@ -41,8 +42,9 @@ class Transcript:
     lines: list[Line] = field(default_factory=list)
     _anchor: int = 0
 
-    def append(self, index: int, speaker: str, text: str, agent: bool = False) -> Line:
-        line = Line(index, speaker, text, agent)
+    def append(self, index: int, speaker: str, text: str, agent: bool = False,
+               unsure: tuple[str, ...] = ()) -> Line:
+        line = Line(index, speaker, text, agent, unsure=unsure)
         self.lines.append(line)
         if len(self.lines) - self._anchor > self.window + self.slide_every - 1:
             self._anchor = len(self.lines) - self.window

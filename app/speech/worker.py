@@ -486,7 +486,10 @@ class SpeechWorker:
             self._said_until = end
             direct = wake_time is not None and start - 0.3 <= wake_time <= end + 0.3
             self._turn_index += 1
-            turn_event = Turn(speaker, join_words(group), start, end, direct, self._turn_index)
+            unsure = tuple(w.text for w in group
+                           if w.probability < self.settings.asr_unsure_probability)
+            turn_event = Turn(speaker, join_words(group), start, end, direct, self._turn_index,
+                              unsure)
             if direct and wake_time is not None:
                 self._announce_text_wake(turn_event, wake_time)
             self._emit(turn_event)

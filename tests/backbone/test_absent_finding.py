@@ -6,7 +6,13 @@ import dataclasses
 
 import pytest
 
-from app.backbone.detectors import DocumentFacts, absent_finding, absent_terms, detect
+from app.backbone.detectors import (
+    DocumentFacts,
+    absent_finding,
+    absent_terms,
+    detect,
+    unclear_names,
+)
 from app.backbone.harness import Backbone
 from app.backbone.retrieval import lexical_search
 from app.backbone.verdict import Status
@@ -34,6 +40,15 @@ def test_mentions_reads_whole_words_case_aside(facts):
     assert facts.mentions("conditional random field")
     assert not facts.mentions("field random")  # the words, in their order
     assert not facts.mentions("Tik")  # part of a word is not the word
+
+
+def test_mentions_reads_a_name_spelled_out_or_split(facts):
+    """As speech recognition writes a name said letter by letter or heard as two words."""
+    assert facts.mentions("P-D-F-Box") and facts.mentions("PDF Box")
+    assert facts.mentions("Bi-Directional") and facts.mentions("LS-TM")
+    assert facts.mentions("RandomField")  # two of the document's words run together
+    assert not facts.mentions("P-D-F-Boxes") and not facts.mentions("L-S")  # too short
+    assert not facts.mentions("LSTM-CRF")  # its words are not side by side there
 
 
 @pytest.mark.parametrize(("text", "terms"), [
@@ -74,6 +89,16 @@ def test_a_finding_with_an_absent_name_is_proposed_as_not_in_the_document(facts)
 ])
 def test_no_finding_is_proposed_for(facts, text):
     assert absent_finding(text, [], facts) == []
+
+
+def test_a_name_the_recognizer_was_unsure_of_is_not_called_absent(facts):
+    """Misheard names ("RZIV" for "arXiv") are not what the speaker said."""
+    assert absent_finding(FINDING, [], facts, unsure=("(GCN)",)) == []
+    assert unclear_names(FINDING, facts, ("(GCN)",)) == ["GCN"]
+    # a sure name still counts, whatever else was unclear
+    assert len(absent_finding(FINDING, [], facts, unsure=("convolutional", "LSTM."))) == 1
+    assert unclear_names(FINDING, facts, ("LSTM.",)) == []  # the document's own name
+    assert unclear_names(FINDING, facts, ()) == []
 
 
 def test_given_a_similarity_the_turn_must_be_near_a_retrieved_sentence(facts):
@@ -163,3 +188,20 @@ def test_a_remark_that_states_no_finding_is_denied_by_the_model_if_at_all():
     assert second.intervention is not None
     assert second.intervention.text == "The document doesn't report a graph network."
     assert len(llm.requests) == 3
+
+
+def test_a_misattribution_of_names_heard_unsure_is_not_denied():
+    """The monitor may call it another source's; the names may be misheard document
+    terms, so nothing is said, and a sure name said later is denied as usual."""
+    llm = ScriptedLLM([MISATTRIBUTED] * 4)
+    bb = backbone(llm, True)
+    unsure = ("GCN", "(GCN)")
+    bb.on_turn(dataclasses.replace(turn(0, FINDING), unsure=unsure))
+    second = bb.on_turn(dataclasses.replace(
+        turn(1, "Right, the GCN over the LSTM tags the tokens well.", "S2"), unsure=unsure))
+    assert second.action == "silent", second.intervention
+    assert second.reason == "veto: the names the document lacks may be misheard (GCN)"
+    bb.on_turn(turn(2, "Yes, the GCN over the LSTM tags the tokens well.", "S1"))
+    fourth = bb.on_turn(turn(3, "So the GCN over the LSTM does the tagging then.", "S2"))
+    assert fourth.action == "speak" and fourth.intervention is not None
+    assert fourth.intervention.text == "The document doesn't mention GCN."

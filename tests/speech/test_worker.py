@@ -222,3 +222,43 @@ def test_audio_dropped_by_the_source_keeps_later_turns_on_the_room_clock() -> No
     assert len(turns) == 2, turns
     assert abs(turns[1].start - second_at) < 0.4, (turns[1].start, second_at)
     assert worker.segmenter.time == pytest.approx(audio.size / 16000, abs=0.05)
+
+
+class _Probing:
+    """The real recognizer, keeping every word it returns (with its probability)."""
+
+    def __init__(self) -> None:
+        from app.speech.asr import WhisperTranscriber
+
+        self.real = WhisperTranscriber()
+        self.model = self.real.model
+        self.words: list = []
+
+    def transcribe(self, *args: object, **kwargs: object) -> list:
+        words = self.real.transcribe(*args, **kwargs)
+        self.words += words
+        return words
+
+
+@pytest.mark.slow
+def test_a_turn_marks_the_words_the_recognizer_was_unsure_of() -> None:
+    from app.settings import SpeechSettings
+    from app.speech.worker import SpeechWorker
+
+    audio = np.concatenate([synth.silence(0.5), synth.piper(
+        "They trained the tagger on the Quorvath and Zindle corpora last spring."),
+        synth.silence(1.5)])  # fmt: skip
+    probing = _Probing()
+    middle = sorted(w.probability for w in probing.real.transcribe(audio, 0.0))
+    bar = (middle[0] + middle[-1]) / 2  # some words fall below it, some do not
+    worker = SpeechWorker(ArraySource(audio), transcriber=probing, wake=None,
+                          settings=SpeechSettings(asr_unsure_probability=bar))
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    (turn,) = rec.of(Turn)
+    lowest: dict[str, float] = {}
+    for w in probing.words:  # each partial decode hears the words again
+        lowest[w.text] = min(w.probability, lowest.get(w.text, 1.0))
+    assert turn.unsure and len(turn.unsure) < len(turn.text.split())
+    assert all(w in turn.text and lowest[w] < bar for w in turn.unsure)
