@@ -20,6 +20,9 @@ MENTION_BEFORE = frozenset(
     "his her their our your my".split()
 )
 ADDRESS_BEFORE = frozenset("hey hi hello ok okay yo excuse".split())
+# A turn's first word before "jarvis" that is a greeting as the recognizer may write it
+# ("a Jarvis, when was..." for "Hey Jarvis"), or a filler: an address there, not a mention.
+OPENING_BEFORE = frozenset("a ah eh uh um oh".split())
 _WORD = re.compile(r"[a-z']+")
 
 
@@ -44,14 +47,17 @@ class WakeRetracted:
 def text_wake(text: str) -> int | None:
     """Word index of an addressing "jarvis" in a committed transcript, else None.
 
-    Accepted: "hey/ok jarvis ...", a turn that starts with "jarvis", "..., jarvis, ...".
-    Rejected: "the jarvis", "say jarvis", "called jarvis" and other mentions.
+    Accepted: "hey/ok jarvis ...", a turn that starts with "jarvis" (or "a/uh jarvis"),
+    "..., jarvis, ...". Rejected: "the jarvis", "say jarvis", "called jarvis" and other
+    mentions.
     """
     words = _WORD.findall(text.lower().replace("-", " "))
     for i, w in enumerate(words):
         if w not in ("jarvis", "jarvis's"):
             continue
         before = words[i - 1] if i > 0 else ""
+        if i == 1 and before in OPENING_BEFORE:
+            return i
         if before in MENTION_BEFORE:
             continue
         if i == 0 or before in ADDRESS_BEFORE or _comma_before(text, i):

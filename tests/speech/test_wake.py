@@ -18,6 +18,10 @@ from tests.speech import synth
         ("Jarvis, what does the paper say?", 0),
         ("okay jarvis go ahead", 1),
         ("So, Jarvis, is that right?", 1),
+        ("a Jarvis when was the survey run?", 1),  # "Hey" as the recognizer heard it
+        ("Uh, Jarvis, which dataset was that?", 1),
+        ("That needs a Jarvis to sort out.", None),
+        ("A Jarvis demo would help.", 1),  # a turn that opens so is read as an address
         ("I liked the Jarvis demo.", None),
         ("Can you say Jarvis slowly?", None),
         ("We called it Jarvis last year.", None),
