@@ -76,9 +76,6 @@ def could_close(status: Status, value: str, recent: Sequence[str], raising: Sequ
                 min_share: float) -> bool:
     """Cheap precheck: is a model call able to close the claim at all this turn? A claim
     closes only where ``check`` would accept the fix, so the precheck is that check (a
-    turn that carries the value only to ask it, or only as the raising turn said it,
-    fixes nothing); a misattribution asks the model about any retraction, one put as a
-    question too."""
-    if status == Status.NOT_IN_DOCUMENT:
-        return any(says(Talk.RETRACTION, t) for t in recent)
+    turn that carries the value only to ask it, or only as the raising turn said it, or
+    a retraction put as a question, fixes nothing)."""
     return check(status, value, recent, raising, min_share).closes

@@ -221,17 +221,16 @@ def test_no_self_repair_call_when_the_value_was_never_said(document):
     assert llm.stages() == ["monitor", "monitor", "monitor", "generate"]
 
 
-def test_model_resolution_the_guard_rejects_keeps_the_claim_open(document):
-    """A misattribution closes on a retraction only; one asked as a question is none."""
+def test_a_retraction_asked_as_a_question_keeps_the_claim_open_without_a_call(document):
+    """A misattribution closes on a retraction only; one asked as a question is none, so
+    the model is not asked whether the room fixed it."""
     absent = {"status": "not_in_paper", "claim": "the A/B test", "answer_sids": []}
-    resolved = {"resolved": [{"cid": 1, "by": "S2"}]}
-    llm = ScriptedLLM([absent, QUIET, resolved])
-    bb = make(document, llm, screen_turns=None)
+    llm = ScriptedLLM([absent, QUIET])
+    bb = make(document, llm, screen_turns=None, guard_closes_corrections=False)
     bb.on_turn(turn(0, "They also ran an online A/B test with a 46.5 percent gain."))
-    decision = bb.on_turn(turn(1, "Hm, is that not from the other paper?", "S2"))
-    assert "C1 kept open (guard: no retraction in the last turns)" in decision.reason
+    bb.on_turn(turn(1, "Hm, is that not from the other paper?", "S2"))
     assert bb.ledger.claims[1].open
-    assert llm.stages() == ["monitor", "monitor", "self_repair"]
+    assert llm.stages() == ["monitor", "monitor"]
 
 
 def test_no_deference_speaks_on_the_first_actionable_verdict(document):
