@@ -220,6 +220,13 @@ class FloorSettings:
 
     mode: FloorMode = FloorMode.SPEAK
     release_silence: float = 2.0
+    # An intervention that has waited through this many participants' turns for an
+    # opening takes a pause of ``release_silence_waited`` instead (0: never): a lively
+    # room may not pause two seconds for minutes (one gap in five between the real AMI
+    # meetings' speakers is that long, two in five last a second), and a correction said
+    # turns after its claim comes too late to help.
+    release_wait_turns: int = 2
+    release_silence_waited: float = 1.0
     release_rms: float = 0.004
     release_rms_hold: float = 0.35
     # Backchannel filter (SPEC §5: backchannels do not barge in): sustained speech over

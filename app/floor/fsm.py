@@ -226,9 +226,19 @@ class FloorFSM:
         if self.voiced or self.silence_since is None or self.quiet_since is None:
             return False
         silent_from = max(self.silence_since, self.played_until)
-        return reached(now, silent_from, s.release_silence) and reached(
+        return reached(now, silent_from, self._release_silence()) and reached(
             now, self.quiet_since, s.release_rms_hold
         )
+
+    def _release_silence(self) -> float:
+        """The pause that opens the floor: ``release_silence``, or the shorter
+        ``release_silence_waited`` once the queued intervention has waited through
+        ``release_wait_turns`` participants' turns."""
+        s, slot = self.settings, self.queued
+        if slot is None or s.release_wait_turns <= 0:
+            return s.release_silence
+        waited = sum(at > slot.since for at, _ in self.turns)
+        return s.release_silence_waited if waited >= s.release_wait_turns else s.release_silence
 
     def _barge_in_if(self, take_floor: bool) -> None:
         if take_floor and self.playing is not None and self.playing.stop_reason is None:

@@ -62,6 +62,39 @@ def test_release(steps: list, expected: list) -> None:
     assert run(steps).log == expected
 
 
+# A lively room: four turns with 1.2 s between them, then a long pause.
+LIVELY = [(0.0, 3.0), (4.2, 6.0), (7.2, 9.0), (10.2, 12.0)]
+TALK = ["The trial ran for a year.", "Mostly in two clinics.", "Both urban ones.",
+        "Yes, Lisbon and Porto."]
+
+
+def lively_room() -> list:
+    turns = [(b + 0.5, "turn", turn("AB"[i % 2], TALK[i], a, b, i))
+             for i, (a, b) in enumerate(LIVELY)]  # fmt: skip
+    return room(0, 16, speech=LIVELY) + turns + [(1.0, "iv", iv())]
+
+
+@pytest.mark.parametrize(("wait_turns", "at"), [
+    (2, 7.0),  # after two turns, one second of the next gap is an opening
+    (3, 10.0),  # after three, the gap after the third turn
+    (0, 14.0),  # never: only the two seconds after the last turn
+])
+def test_a_long_wait_takes_a_shorter_opening(wait_turns: int, at: float) -> None:
+    settings = FloorSettings(release_wait_turns=wait_turns)
+    plays = run(lively_room(), FloorFSM(settings)).of("play")
+    assert plays == [(at, PLAY)]
+
+
+def test_the_shorter_opening_is_still_a_pause() -> None:
+    """Gaps under ``release_silence_waited`` never open the floor, however long it waits;
+    the pause after the last turn does after one second, not two."""
+    speech = [(0.0, 3.0), (3.8, 6.0), (6.8, 9.0), (9.8, 12.0)]
+    turns = [(b + 0.5, "turn", turn("AB"[i % 2], TALK[i], a, b, i))
+             for i, (a, b) in enumerate(speech)]  # fmt: skip
+    log = run(room(0, 16, speech=speech) + turns + [(1.0, "iv", iv())]).log
+    assert log == [LISTENING, *played_at(13.0)]
+
+
 heard_at = heard
 
 
@@ -219,7 +252,9 @@ FRESHNESS = [
 @pytest.mark.parametrize(("turns", "tail"), FRESHNESS)
 def test_freshness_before_playback(turns: list, tail: list) -> None:
     steps = room(0, 8, speech=[(0, 3)]) + [(1.0, "iv", iv(decided_turn=4))] + turns
-    assert run(steps).log == [LISTENING, *tail]
+    # the turns all come within one speech: the release stays at two seconds of silence
+    fsm = FloorFSM(FloorSettings(release_wait_turns=0))
+    assert run(steps, fsm).log == [LISTENING, *tail]
 
 
 def test_freshness_without_turn_indices_uses_arrival() -> None:
