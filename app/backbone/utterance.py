@@ -34,6 +34,13 @@ _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
 _CUT_MARKER = re.compile(r"\s*\[[\dSs,\s\-–]*$")
 
 
+# A section's name heading a sentence, as a paper's text runs it in ("Abstract: The
+# response ...", "Background: ..."): the page's label, not what the document says.
+_SECTION_LABEL = re.compile(
+    r"^(?:Abstract|Text|Background|Introduction|Objectives?|Aims?|Methods?|Results|"
+    r"Findings|Conclusions?|Discussion|Summary|Interpretation|Purpose|Significance)"
+    r"\s*:\s+(?=[A-Z0-9])"
+)
 # The space a removed marker leaves before punctuation ("types [23] , only"); a point
 # before a digit starts a number (".5").
 _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[,;:!?]|\.(?!\d))")
@@ -51,7 +58,8 @@ def clean_text(text: str) -> str:
     text = _CITED_IN.sub("", text)
     text = _BARE_ID.sub(lambda m: m.group(0) if m.group("label") else "", text)
     # A sentence ID used as a label ("S8: It was ...") leaves its mark at the start.
-    return _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip().lstrip(",;: ")
+    text = _SPACE_BEFORE_MARK.sub("", re.sub(r"\s+", " ", text)).strip().lstrip(",;: ")
+    return _SECTION_LABEL.sub("", text)
 
 
 # "the document says ...": a reporting lead and what follows it (not a quote after ":").

@@ -149,6 +149,11 @@ def test_text_is_cleaned_and_limited():
         "Of 57 types, only two cause it.")
     assert clean_text("a share of .5 [3] ; less") == "a share of .5; less"
     assert clean_text("S8: It was first seen in 2003.") == "It was first seen in 2003."
+    # a section's name run into its first sentence is the page's label, not the text
+    assert clean_text("Text: On 29 December it was reported.") == "On 29 December it was reported."
+    assert clean_text("Background: Bats carry it.") == "Bats carry it."
+    assert clean_text("GloVe: Global vectors for words.") == "GloVe: Global vectors for words."
+    assert clean_text("Results: precision 85.5.") == "Results: precision 85.5."  # no sentence
     # A marker cut off at the end (a value copied from a sentence shown cut short).
     assert clean_text("8000 people, about 10% of those infected [") == (
         "8000 people, about 10% of those infected")
