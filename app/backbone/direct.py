@@ -16,7 +16,7 @@ from app.backbone.utterance import clean_text, of_the_documents, quote_lead
 from app.language.asked import Asked, asked_for, gives
 from app.language.sentences import brackets_paired, sentences
 from app.language.talk import contains_question, instructs_listeners, set_aside
-from app.language.words import content_tokens, repeated_run
+from app.language.words import content_tokens, repeated_run, spoken_words
 from app.settings import UtteranceSettings
 
 _QUOTE_SIDS = re.compile(r'"quote_sids"\s*:\s*\[([^\]]*)\]')
@@ -171,6 +171,10 @@ def check_sentence(document: Any, raw: str, cited: Sequence[int], candidates: Se
     sentence = clean_text(raw)
     if not sentence.strip(" .!?"):
         return Checked("", ())  # only sentence IDs: nothing to say, nothing wrong
+    whole = _whole(sentence, document, [*cited, *candidates])
+    if whole is None:
+        return None  # it trails off: a fragment, not speech
+    sentence = whole
     if repeated_run(sentence) or not brackets_paired(sentence, "[]"):
         return None  # a reply caught in a loop, or a reference marker cut off: not speech
     sentence = _ended(sentence)
@@ -216,6 +220,29 @@ def quoted(document: Any, sids: Sequence[int]) -> Checked:
     """Sentences of the document said as its words: "The document says: ..."."""
     text = " ".join(_ended(clean_text(document.get(s).text)) for s in sids)
     return Checked(quote_lead(document, sids) + text, tuple(sids))
+
+
+_TRAILING_OFF = re.compile(r"\s*(?:\.{3}|…)$")
+
+
+def _whole(sentence: str, document: Any, sids: Sequence[int]) -> str | None:
+    """A sentence that trails off ("... live fish, poultry and..."), as the model copies
+    one shown cut short, said whole: the document sentence it begins (after a lead such
+    as "The document says:", kept). None when it begins none; the sentence itself when it
+    does not trail off."""
+    cut = _TRAILING_OFF.sub("", sentence)
+    if cut == sentence:
+        return sentence
+    lead, _, quote = cut.partition(": ") if ": " in cut[:40] else ("", "", cut)
+    head = spoken_words(quote)
+    for sid in dict.fromkeys(sids):
+        found = document.get(sid)
+        if found is None or not head:
+            continue
+        source = clean_text(found.text)
+        if spoken_words(source)[: len(head)] == head:
+            return f"{lead}: {source}" if lead else source
+    return None
 
 
 def _ended(text: str) -> str:

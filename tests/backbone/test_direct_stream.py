@@ -67,6 +67,23 @@ def test_a_reply_cut_off_after_a_sentence_says_that_sentence_only():
                                                         + HINT)
 
 
+@pytest.mark.parametrize(("text", "whole"), [
+    # a copy of a sentence shown cut short, as the model writes it, is said whole
+    ("Northfield School has 1,260 pupils and...", TEXTS[0]),
+    ("The document says: Northfield School has 1,260 pupils…",
+     "The document says: " + TEXTS[0]),
+])
+def test_an_answer_that_trails_off_is_said_as_the_whole_sentence(text, whole):
+    deltas, _ = ask(reply(text, [0]))
+    assert said(deltas) == [whole]
+
+
+def test_an_answer_that_trails_off_from_no_sentence_is_not_said():
+    deltas, iv = ask(reply("Northfield School has 85 teachers and...", [0]))
+    assert said(deltas) == []
+    assert iv.intent == "abstain"
+
+
 def test_the_first_sentence_that_fails_ends_the_answer():
     deltas, iv = ask(reply("Northfield School has 1,260 pupils. Most of them walk to school. "
                            "It has 85 teachers.", [0]))
