@@ -133,12 +133,22 @@ def decision_lines(
         for i, h in enumerate(spoken):
             fields: dict[str, Any] = base | intervention_fields(h.intervention)
             fields["claim"] = h.intervention.claim or fields["claim"]
+            # The claim it speaks to is the one of the verdict that made it, not of the
+            # verdict on the turn it was heard during (the scorer finds its raising turns).
+            fields["claim_id"] = _claim_of(h.intervention, log.decisions, fields["claim_id"])
             if i:
                 fields["latency_ms"] = {}  # one turn's backbone time is counted once
             reason = "heard" + (f"; verdict here: {decision.reason}" if decision else "")
             lines.append(DecisionRecord(action="speak", reason=reason, **fields))
             times[(turn, h.intervention.text)] = h.at
     return lines, times
+
+
+def _claim_of(intervention: Intervention, decisions: Sequence[tuple[float, Decision]],
+              default: int | None) -> int | None:
+    made = next((d for _, d in decisions
+                 if d.intervention is not None and d.intervention.id == intervention.id), None)
+    return default if made is None else made.claim_id
 
 
 def _latency(indices: set[int], decisions: Sequence[tuple[float, Decision]]) -> dict[str, float]:

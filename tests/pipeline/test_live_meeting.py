@@ -238,3 +238,32 @@ def test_participants_never_speak_with_the_agents_voice() -> None:
     assert all(n in piper for n in voices.names if n.startswith("piper:"))
     assert voices.agent_voice not in voices.names
     assert set(voices.cast(["S1", "S2", "S3"]).values()) <= set(voices.names)
+
+
+def test_an_intervention_heard_turns_later_keeps_the_claim_that_made_it() -> None:
+    """The scorer finds a correction's raising turns by its claim id: the verdict that
+    made it, not the one on the turn it was heard during."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from live import score
+    from live.render import Line, Rendering
+    from live.room import RoomLog
+
+    from app.events import Decision, Intervention, InterventionKind, Turn
+
+    rendering = Rendering(Path("x.flac"), (
+        Line("S1", "first", 0.0, 3.0, 0), Line("S2", "second", 3.5, 6.0, 1),
+        Line("S1", "third", 6.5, 9.0, 2),
+    ), {"S1": "kokoro:a", "S2": "kokoro:b"})  # fmt: skip
+    log = RoomLog(speed=1.0, started_at=100.0, ended_at=120.0)
+    log.turns = [(103.5, Turn("A", "first", 0.1, 2.9, index=1)),
+                 (106.5, Turn("B", "second", 3.6, 5.8, index=2)),
+                 (109.5, Turn("A", "third", 6.6, 8.9, index=3))]  # fmt: skip
+    fix = Intervention("p", InterventionKind.PROACTIVE, "It was 48.", claim="count")
+    log.decisions = [(104.0, Decision(1, "silent", "gate: waiting 1/2", claim_id=7)),
+                     (107.0, Decision(2, "speak", "gate fired", fix, "count", claim_id=7)),
+                     (110.0, Decision(3, "silent", "monitor: on_progress"))]  # fmt: skip
+    log.played = {"p": fix}
+    log.first_audio = {"p": 108.0}  # heard during the third turn
+    lines, _ = score.decision_lines("g01", "main", rendering, log)
+    [spoken] = [d for d in lines if d.spoke]
+    assert (spoken.turn, spoken.claim_id) == (2, 7)
