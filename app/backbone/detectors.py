@@ -99,7 +99,7 @@ class DocumentFacts:
                 r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)",
                 self.lower) is not None:  # fmt: skip
             return True
-        squeezed = "".join(words)
+        squeezed = _one_spelling("".join(words))
         return len(squeezed) >= MIN_SQUEEZED and squeezed in self._squeezed
 
     def uses_name(self, term: str) -> bool:
@@ -111,7 +111,8 @@ class DocumentFacts:
         """Each word and run of up to ``MAX_SQUEEZED_WORDS`` words of the document, with
         its letters and digits run together ("pubmed", "bc5cdr")."""
         tokens = [t for t in ("".join(re.findall(r"\w+", w)) for w in self.lower.split()) if t]
-        return {"".join(tokens[i : i + n]) for n in range(1, MAX_SQUEEZED_WORDS + 1)
+        return {_one_spelling("".join(tokens[i : i + n]))
+                for n in range(1, MAX_SQUEEZED_WORDS + 1)
                 for i in range(len(tokens) - n + 1)}  # fmt: skip
 
     def supports_quantity(self, q: Quantity, utterance: str = "") -> bool:
@@ -131,6 +132,19 @@ class DocumentFacts:
                 if not utterance or same_matter(utterance, self.sentences[sid].text):
                     return sid
         return None
+
+
+# British and American spellings of a word written alike ("organisation" and
+# "organization", "analyse", "behaviour"): the recognizer writes one, a paper the other.
+_SPELLINGS = ((re.compile(r"is(e|ed|es|ing|ation|ations)\b"), r"iz\1"),
+              (re.compile(r"ys(e|ed|es|ing)\b"), r"yz\1"),
+              (re.compile(r"(?<=\w{3})our\b"), "or"))  # fmt: skip
+
+
+def _one_spelling(text: str) -> str:
+    for pattern, american in _SPELLINGS:
+        text = pattern.sub(american, text)
+    return text
 
 
 MIN_SQUEEZED = 3  # letters a name run together must have to match the document's

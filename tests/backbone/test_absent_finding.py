@@ -51,6 +51,14 @@ def test_mentions_reads_a_name_spelled_out_or_split(facts):
     assert not facts.mentions("LSTM-CRF")  # its words are not side by side there
 
 
+def test_mentions_reads_either_spelling_of_a_word():
+    facts = DocumentFacts([dataclasses.replace(paper().sentences[0], text=(
+        "The World Health Organisation analysed the behaviour of the virus."))])
+    assert facts.mentions("World Health Organization") and facts.mentions("Organization")
+    assert facts.mentions("analyzed") and facts.mentions("Behavior")
+    assert not facts.mentions("Organism") and not facts.mentions("Behave")
+
+
 @pytest.mark.parametrize(("text", "terms"), [
     (FINDING, ["GCN"]),
     ("They compared Joe Pesci and Daniel Stern.", ["Joe Pesci", "Daniel Stern"]),
