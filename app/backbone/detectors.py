@@ -344,8 +344,8 @@ def finding_terms(utterance: str, facts: DocumentFacts, unsure: Collection[str] 
 
 def heard_clearly(unsure: Collection[str]) -> Callable[[str], bool]:
     """Whether a name holds none of the ``unsure`` words (as the recognizer wrote them):
-    a name it was unsure of may be misheard ("RZIV" for "arXiv"), and is not what the
-    speaker is told the document lacks."""
+    a name it was unsure of may be one of the document's terms misheard, and is not what
+    the speaker is told the document lacks."""
     doubtful = {w for u in unsure for w in re.findall(r"\w+", u)}
     return lambda term: not doubtful.intersection(re.findall(r"\w+", term))
 

@@ -226,8 +226,8 @@ _TRAILING_OFF = re.compile(r"\s*(?:\.{3}|…)$")
 
 
 def _whole(sentence: str, document: Any, sids: Sequence[int]) -> str | None:
-    """A sentence that trails off ("... live fish, poultry and..."), as the model copies
-    one shown cut short, said whole: the document sentence it begins (after a lead such
+    """A sentence that trails off ("... and the rest of it ..."), as the model copies one
+    shown cut short, said whole: the document sentence it begins (after a lead such
     as "The document says:", kept). None when it begins none; the sentence itself when it
     does not trail off."""
     cut = _TRAILING_OFF.sub("", sentence)

@@ -34,8 +34,8 @@ _IDS = re.compile(r"\s*\[(?:S|s)?\d+(?:\s*[,\-–]\s*(?:S|s)?\d+)*\]")
 _CUT_MARKER = re.compile(r"\s*\[[\dSs,\s\-–]*$")
 
 
-# A section's name heading a sentence, as a paper's text runs it in ("Abstract: The
-# response ...", "Background: ..."): the page's label, not what the document says.
+# A section's name heading a sentence, as a paper's text runs it in ("Abstract: We
+# ...", "Background: ..."): the page's label, not what the document says.
 _SECTION_LABEL = re.compile(
     r"^(?:Abstract|Text|Background|Introduction|Objectives?|Aims?|Methods?|Results|"
     r"Findings|Conclusions?|Discussion|Summary|Interpretation|Purpose|Significance)"

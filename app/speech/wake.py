@@ -21,7 +21,7 @@ MENTION_BEFORE = frozenset(
 )
 ADDRESS_BEFORE = frozenset("hey hi hello ok okay yo excuse".split())
 # A turn's first word before "jarvis" that is a greeting as the recognizer may write it
-# ("a Jarvis, when was..." for "Hey Jarvis"), or a filler: an address there, not a mention.
+# ("a Jarvis, which ..." for "Hey Jarvis"), or a filler: an address there, not a mention.
 OPENING_BEFORE = frozenset("a ah eh uh um oh".split())
 _WORD = re.compile(r"[a-z']+")
 
