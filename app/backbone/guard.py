@@ -70,12 +70,3 @@ def check(
 def _leaves_open(text: str) -> bool:
     """A turn that asks or admits not knowing resolves no valueless claim."""
     return contains_question(text) or reports_failed_recall(text)
-
-
-def could_close(status: Status, value: str, recent: Sequence[str], raising: Sequence[str],
-                min_share: float) -> bool:
-    """Cheap precheck: is a model call able to close the claim at all this turn? A claim
-    closes only where ``check`` would accept the fix, so the precheck is that check (a
-    turn that carries the value only to ask it, or only as the raising turn said it, or
-    a retraction put as a question, fixes nothing)."""
-    return check(status, value, recent, raising, min_share).closes

@@ -532,17 +532,18 @@ class Backbone:
 
     def _checkable(self, open_before: Sequence[Claim], opened: Claim | None = None
                    ) -> list[_Fixable]:
-        """Open claims the turns the guard reads could resolve (its cheap precheck), each
-        with those turns. ``opened``: the claim this call opened or reopened, which only the
-        turns after its opening can fix (live, a batch may hold them; a replay has none)."""
-        share = self.settings.ledger.guard_min_token_share
+        """Open claims the turns the guard reads could resolve, each with those turns: a
+        model call can close a claim only where the guard would accept the fix, so the
+        cheap precheck is the guard itself (a turn that carries the value only to ask it,
+        or only as the raising turn said it, or a retraction put as a question, fixes
+        nothing). ``opened``: the claim this call opened or reopened, which only the turns
+        after its opening can fix (live, a batch may hold them; a replay has none)."""
         lines = self._guard_lines()
         pairs = [(c, lines) for c in open_before if c.open]
         if opened is not None and opened.open and opened not in open_before:
             pairs.append((opened, [line for line in lines if line.index > opened.opened_turn]))
-        return [(c, window) for c, window in pairs if window and guard.could_close(
-            c.status, c.predicted_answer, [line.text for line in window],
-            self._raising(c, window), share)]
+        return [(c, window) for c, window in pairs
+                if window and self._guard_check(c, window).closes]
 
     def _guard_lines(self) -> list[Line]:
         """The turns the guard reads now: every turn since the last check read them (live,

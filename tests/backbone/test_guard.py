@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.backbone.guard import check, could_close
+from app.backbone.guard import check
 from app.language.values import value_present
 
 SHARE = 0.6
@@ -73,7 +73,7 @@ def test_valueless_claim_keeps_the_model_verdict():
     (["They average twelve models."], False),
 ])
 def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected):
-    assert could_close("incorrect_info", "15 models", recent, [], SHARE) is expected
+    assert check("incorrect_info", "15 models", recent, [], SHARE).closes is expected
 
 
 @pytest.mark.parametrize(("last", "closes"), [
@@ -85,7 +85,6 @@ def test_precheck_skips_the_model_call_when_nothing_could_close(recent, expected
 def test_question_without_a_value_closes_only_on_a_reply_that_answers(last, closes):
     recent = ["How many unique paper nodes are left?", last]
     assert check("missing_info", "", recent, [recent[0]], SHARE).closes is closes
-    assert could_close("missing_info", "", recent, [recent[0]], SHARE) is closes
 
 
 def test_precheck_is_the_guard_s_own_test_for_a_value():
@@ -93,8 +92,8 @@ def test_precheck_is_the_guard_s_own_test_for_a_value():
     could not close it: no model call is worth making."""
     value = "Tim Allen as Buzz Lightyear, a space ranger"
     raised = "Tom Hanks plays Buzz Lightyear, a space ranger action figure."
-    assert not could_close("incorrect_info", value, [raised, "Yes I am."], [raised], SHARE)
+    assert not check("incorrect_info", value, [raised, "Yes I am."], [raised], SHARE).closes
     asked = "Wasn't it Tim Allen as Buzz Lightyear, the space ranger?"
-    assert not could_close("incorrect_info", value, [raised, asked], [raised], SHARE)
+    assert not check("incorrect_info", value, [raised, asked], [raised], SHARE).closes
     fixed = "No wait, Tim Allen voices Buzz Lightyear, the space ranger."
-    assert could_close("incorrect_info", value, [raised, fixed], [raised], SHARE)
+    assert check("incorrect_info", value, [raised, fixed], [raised], SHARE).closes
