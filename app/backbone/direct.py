@@ -235,9 +235,11 @@ def _whole(sentence: str, document: Any, sids: Sequence[int]) -> str | None:
         return sentence
     lead, _, quote = cut.partition(": ") if ": " in cut[:40] else ("", "", cut)
     head = spoken_words(quote)
+    if not head:
+        return None
     for sid in dict.fromkeys(sids):
         found = document.get(sid)
-        if found is None or not head:
+        if found is None:
             continue
         source = clean_text(found.text)
         if spoken_words(source)[: len(head)] == head:
