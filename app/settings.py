@@ -323,6 +323,12 @@ class SpeechSettings:
     asr_unsure_probability: float = 0.5
     asr_compression_ratio_threshold: float = 2.4
     speaker_match_cosine: float = 0.6  # CAM++ on 2 s windows (tuned on AMI and pyannote clips)
+    # Speaker changes inside one local voice of a turn (app/speech/changes.py): seconds of
+    # the voice's clean audio per window, each window embedded on its own and handed to
+    # another known speaker it matches at speaker_match_cosine and beats the voice's own
+    # speaker by speaker_change_margin (a cosine). 0: one embedding per voice.
+    speaker_change_window: float = 1.0
+    speaker_change_margin: float = 0.05
     # A new session speaker takes a remembered voice's name at this cosine (its centroid to
     # the voiceprint's) or above. benchmarks/voiceprints.py on the AMI and pyannote clips:
     # at 0.6 no speaker of another meeting takes a name (0 of 10; 2 of 10 at 0.5 and

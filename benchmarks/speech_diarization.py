@@ -33,23 +33,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.events import InputLevel, Turn  # noqa: E402
-from app.speech.asr import Word  # noqa: E402
 from app.speech.diarization import ClusteringTuning, Diarizer, SpeakerSegment  # noqa: E402
-from tests.speech.scoring import DIARIZATION_CLIPS, der, read_rttm  # noqa: E402
+from tests.speech.scoring import (  # noqa: E402
+    DIARIZATION_CLIPS,
+    VoicedWords,
+    der,
+    der_components,
+    read_rttm,
+)
 
 DATA = ROOT.parent / "shared" / "data" / "audio_diarization"
 FILES = DIARIZATION_CLIPS
-
-
-class VoicedWords:
-    """A transcriber that hears one word per 0.5 s of audio: turns never go missing."""
-
-    def transcribe(
-        self, audio: np.ndarray, offset: float, prompt: str = "", voiced_seconds: float = 99.0
-    ) -> list[Word]:
-        n = max(1, int(audio.size / 8000))
-        step = audio.size / 16000 / n
-        return [Word(offset + i * step, offset + (i + 1) * step, f"w{i}") for i in range(n)]
 
 
 class TimedDiarizer(Diarizer):
@@ -73,27 +67,6 @@ class TimedDiarizer(Diarizer):
 def reference(name: str) -> list[tuple[str, float, float]]:
     _, rttm, uri = FILES[name]
     return read_rttm(DATA / rttm, uri)
-
-
-def components(
-    ref: list[tuple[str, float, float]], segments: list[SpeakerSegment], duration: float
-) -> dict[str, float]:
-    """Missed speech, false alarm and confusion, each as a share of the reference speech."""
-    from pyannote.core import Annotation, Segment, Timeline
-    from pyannote.metrics.diarization import DiarizationErrorRate
-
-    r, h = Annotation(), Annotation()
-    for i, (spk, a, b) in enumerate(ref):
-        r[Segment(a, b), i] = spk
-    for i, seg in enumerate(segments):
-        h[Segment(seg.start, seg.end), i] = seg.speaker
-    d = DiarizationErrorRate()(r, h, uem=Timeline([Segment(0.0, duration)]), detailed=True)
-    total = max(d["total"], 1e-9)
-    return {
-        "miss": d["missed detection"] / total,
-        "false_alarm": d["false alarm"] / total,
-        "confusion": d["confusion"] / total,
-    }
 
 
 Span = tuple[float, float]
@@ -153,7 +126,10 @@ def run(
     settings = replace(SpeechSettings(), **speech)
     source = FileSource(DATA / FILES[name][0])
     match = settings.speaker_match_cosine if threshold is None else threshold
-    diarizer = TimedDiarizer(threshold=match, tuning=tuning)
+    diarizer = TimedDiarizer(
+        threshold=match, tuning=tuning, change_window=settings.speaker_change_window,
+        change_margin=settings.speaker_change_margin,
+    )  # fmt: skip
     transcriber = VoicedWords() if asr == "vad" else None
     worker = SpeechWorker(
         source, settings, transcriber=transcriber, diarizer=diarizer,
@@ -175,7 +151,7 @@ def run(
         "hyp_speakers": len({s.speaker for s in segments}),
         "der": der(ref, segments, uem=(0.0, duration)),
         "der_collar": der(ref, segments, collar=0.25, uem=(0.0, duration)),
-        **components(ref, segments, duration),
+        **der_components(ref, segments, (0.0, duration)),
         **stages(ref, events, frame, duration),
         "diar_s": diarizer.seconds,
         "wall_s": wall,

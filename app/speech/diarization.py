@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from app.events import NameSource, SpeakerRenamed
+from app.settings import SpeechSettings
 from app.speech import voiceprints
+from app.speech.changes import VoiceWindow, moved_windows, window_frames
 from app.speech.segmentation import FRAME_DURATION, FRAME_STEP, LocalActivity, Segmenter
 from app.speech.voiceprints import MAX_EXEMPLARS, Voiceprint, best_match
 
@@ -36,6 +38,7 @@ log = logging.getLogger(__name__)
 
 MIN_AUDIO = 0.4  # shorter turns are too thin to segment and embed reliably
 MIN_EMBED = 0.3  # seconds of a local speaker's audio below which it gets no embedding
+_SPEECH = SpeechSettings()  # the defaults of the speaker-change windows
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class LocalVoice:
     index: int  # column in the turn's activity
     vector: np.ndarray | None  # L2-normalized, None when too little audio to embed
     seconds: float  # speech of this voice alone (the evidence behind ``vector``)
+    windows: tuple[VoiceWindow, ...] = ()  # parts of a long voice, embedded one by one
 
 
 @dataclass(frozen=True)
@@ -446,11 +450,18 @@ class Diarizer:
         rate: int = 16000,
         segmenter: Segmenter | None = None,
         tuning: ClusteringTuning | None = None,
+        change_window: float = _SPEECH.speaker_change_window,
+        change_margin: float = _SPEECH.speaker_change_margin,
     ) -> None:
         self.embedder = embedder or CamppEmbedder()
         self.segmenter = segmenter or Segmenter()
         self.clusters = OnlineSpeakerClustering(threshold, tuning)
         self.rate = rate
+        # Seconds of a voice's clean audio per window when looking for a speaker change
+        # inside it (app.speech.changes; 0: one embedding per voice), and the cosine by
+        # which another speaker must beat the voice's own for a window to move.
+        self.change_window = change_window
+        self.change_margin = change_margin
         self._last: str | None = None
 
     def embed(self, audio: np.ndarray) -> TurnEmbedding:
@@ -459,6 +470,7 @@ class Diarizer:
             return self._whole(audio, short=True)
         activity = self.segmenter.activity(audio)
         found: list[tuple[int, float, np.ndarray | None]] = []
+        parts: dict[int, list[tuple[int, int, np.ndarray]]] = {}
         for k in range(activity.active.shape[1]):
             if not activity.active[:, k].any():
                 continue
@@ -467,12 +479,31 @@ class Diarizer:
             seconds = float(mask.sum()) * FRAME_STEP
             clip = audio[sample_mask(mask, audio.size, self.rate)] if seconds >= MIN_EMBED else None
             found.append((k, seconds, clip))
+            if clip is not None and self.change_window > 0:
+                parts[k] = self._window_clips(audio, alone)
         clips = [c for _, _, c in found if c is not None]
         if not clips:  # the segmentation heard nobody the VAD heard: trust the VAD
             return self._whole(audio, short=False)
-        vectors = iter(self.embedder.embed(clips))
+        window_clips = [c for k in parts for _, _, c in parts[k]]
+        vectors = iter(self.embedder.embed(clips + window_clips))
         voices = [LocalVoice(k, None if c is None else next(vectors), s) for k, s, c in found]
+        for i, voice in enumerate(voices):
+            cut = parts.get(voice.index, [])
+            windows = tuple(VoiceWindow(a, b, next(vectors)) for a, b, _ in cut)
+            voices[i] = replace(voice, windows=windows)
         return TurnEmbedding(voices, activity, audio.size)
+
+    def _window_clips(self, audio: np.ndarray, alone: np.ndarray) -> list[tuple[int, int, Any]]:
+        """A voice's windows (app.speech.changes) with their audio, cut to one length so
+        the embedder takes them in one batch."""
+        cut = window_frames(alone, max(1, round(self.change_window / FRAME_STEP)))
+        out = []
+        for first, end, frames in cut:
+            mask = np.zeros(alone.size, dtype=bool)
+            mask[frames] = True
+            out.append((first, end, audio[sample_mask(mask, audio.size, self.rate)]))
+        shortest = min((c.size for _, _, c in out), default=0)
+        return [(a, b, c[:shortest]) for a, b, c in out]
 
     def _whole(self, audio: np.ndarray, short: bool) -> TurnEmbedding:
         vector = self.embedder.embed([audio])[0]
@@ -490,7 +521,7 @@ class Diarizer:
             speaker = labels.get(0) or self._last or "S1"
             self._last = speaker
             return speaker, [SpeakerSegment(speaker, start, end)]
-        segments = self._segments(emb.activity, labels, start)
+        segments = self._segments(emb.activity, labels, start, self._moves(emb.voices, labels))
         if not segments:
             speaker = self._last or next(iter(labels.values()))
             return speaker, [SpeakerSegment(speaker, start, end)]
@@ -525,14 +556,36 @@ class Diarizer:
         # merges during this turn may have folded an earlier choice into another speaker
         return {k: self.clusters.resolve(v) for k, v in labels.items()}
 
+    def _moves(
+        self, voices: list[LocalVoice], labels: dict[int, str]
+    ) -> dict[int, list[tuple[int, int, str]]]:
+        """Per local voice, the frame ranges another known speaker takes over."""
+        index = {k: int(label[1:]) - 1 for k, label in labels.items()}
+        out: dict[int, list[tuple[int, int, str]]] = {}
+        for voice in voices:
+            if not voice.windows or voice.index not in index:
+                continue
+            taken = {i for k, i in index.items() if k != voice.index}
+            moved = moved_windows(voice.windows, index[voice.index], self.clusters.scores,
+                                  self.clusters.threshold, self.change_margin, taken)
+            out[voice.index] = [(w.first, w.end, f"S{i + 1}") for w, i in moved]
+        return out
+
     def _segments(
-        self, activity: LocalActivity, labels: dict[int, str], start: float
-    ) -> list[SpeakerSegment]:
+        self, activity: LocalActivity, labels: dict[int, str], start: float,
+        moves: dict[int, list[tuple[int, int, str]]] | None = None,
+    ) -> list[SpeakerSegment]:  # fmt: skip
         lead = (FRAME_DURATION - FRAME_STEP) / 2  # a frame's own share of its receptive field
         per_speaker: dict[str, np.ndarray] = {}
         for k, label in labels.items():
+            voice = activity.active[:, k].copy()
+            for first, end, other in (moves or {}).get(k, []):
+                mask = per_speaker.get(other, np.zeros(activity.frames, dtype=bool))
+                mask[first:end] |= voice[first:end]
+                per_speaker[other] = mask
+                voice[first:end] = False
             mask = per_speaker.get(label, np.zeros(activity.frames, dtype=bool))
-            per_speaker[label] = mask | activity.active[:, k]
+            per_speaker[label] = mask | voice
         segs = [
             SpeakerSegment(label, start + lead + a * FRAME_STEP, start + lead + b * FRAME_STEP)
             for label, mask in per_speaker.items()

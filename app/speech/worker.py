@@ -123,7 +123,11 @@ class SpeechWorker:
         # measured on this clock; ``clock`` may follow the audio, which cannot show lag.
         self.work_clock = work_clock or self.clock
         self.transcriber = transcriber or WhisperTranscriber(settings=self.settings)
-        self.diarizer = diarizer or Diarizer(threshold=self.settings.speaker_match_cosine)
+        self.diarizer = diarizer or Diarizer(
+            threshold=self.settings.speaker_match_cosine,
+            change_window=self.settings.speaker_change_window,
+            change_margin=self.settings.speaker_change_margin,
+        )
         self._merges_announced: set[str] = set()
         self.wake = wake
         self.vad = vad or SileroVad()
