@@ -185,7 +185,7 @@ class CamppEmbedder:
 # --- clustering -------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)  # one print is one voice: compared by identity, never by its arrays
 class _Voiceprint:
     """A running, weight-capped sum of embeddings (a speaker or a pending candidate), and
     the best-evidenced embeddings behind it (the exemplars of a voiceprint made from it)."""

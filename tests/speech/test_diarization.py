@@ -48,6 +48,16 @@ def test_a_new_voice_needs_two_seconds_of_evidence() -> None:
     assert c.place(B, 0.3) == 1
 
 
+def test_a_voice_gathering_evidence_beside_another_pending_one_opens() -> None:
+    c = OnlineSpeakerClustering(0.6)
+    c.place(A, 3.0)
+    c.place(B, 0.8)  # a pending pool that is not the one promoted below
+    for _ in range(2):
+        assert c.place(C, 0.8) == 0
+    assert c.place(C, 0.8) == 1  # C's pool reaches 2.4 s and leaves the pending list
+    assert c.speakers == ["S1", "S2"]
+
+
 def test_enough_evidence_in_one_turn_opens_at_once() -> None:
     c = OnlineSpeakerClustering(0.6)
     c.place(A, 3.0)
