@@ -30,6 +30,7 @@ from benchmarks.sets.values import (
     Swap,
     Value,
     ValueKind,
+    claim_from_finding,
     claim_from_statement,
     distinctive,
     find_verbatim,
@@ -309,7 +310,8 @@ def misattribution(doc: DocumentText, neighbours: Neighbours, voice: Voice,
         shape = (ShapeTurn(Part.A, statement), ShapeTurn(Part.B, voice.role(Role.AGREEMENT)))
         title = neighbours.titles.get(fact.document, "another document")
         answer = f"This document does not report this; it comes from another document ({title})."
-        return PlannedEvent(EventType.MISATTRIBUTION, MAIN, shape, fact.claim, answer, (), "",
+        return PlannedEvent(EventType.MISATTRIBUTION, MAIN, shape,
+                            claim_from_finding(fact.statement), answer, (), "",
                             None, fact.gold, source_document=fact.document)  # fmt: skip
     return None
 

@@ -520,6 +520,19 @@ def claim_from_statement(statement: str, value: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
+def claim_from_finding(statement: str) -> str:
+    """A phrase naming a finding said as a statement (a misattribution's claim): its first
+    sentence without the talk's lead words, at most ``MAX_CLAIM_WORDS`` words. A finding has
+    no question to name it, and the question of the document it comes from names what that
+    document was asked, not what the speaker says."""
+    text = split_sentences(statement)[0].strip()
+    previous = None
+    while previous != text:
+        previous = text
+        text = _ADVERBIAL.sub("", _LEAD_FILLER.sub("", text)).strip()
+    return " ".join(text.split()[:MAX_CLAIM_WORDS]).strip(" ,;:(.")
+
+
 def content_overlap(a: str, b: str) -> float:
     """Share of ``a``'s content words found in ``b``."""
     sa, sb = set(_content(a)), set(_content(b))

@@ -21,9 +21,11 @@ from benchmarks.sets import check
 from benchmarks.sets.sources import RESERVED_COVIDQA, Source, SourceDocument
 from benchmarks.sets.talk import clean_utterance, lead_into
 from benchmarks.sets.values import (
+    MAX_CLAIM_WORDS,
     DocumentValues,
     Value,
     ValueKind,
+    claim_from_finding,
     claim_from_question,
     names_in,
     perturb_number,
@@ -187,6 +189,15 @@ def test_claims_name_the_point_without_the_answer() -> None:
     assert claim_from_question("How many samples were taken in May?") == \
         "the number of samples were taken in May"  # fmt: skip
     assert claim_from_question("Why did the pump fail?") == "why did the pump fail"
+
+
+def test_a_finding_is_named_by_what_it_states() -> None:
+    assert claim_from_finding("Okay, then they found that the pump failed twice in May. "
+                              "It was old.") == "the pump failed twice in May"
+    assert claim_from_finding("Moreover, Ada Novak ran the trial at CERN.") == \
+        "Ada Novak ran the trial at CERN"  # fmt: skip
+    long = " ".join(f"w{i}" for i in range(30)) + "."
+    assert len(claim_from_finding(long).split()) == MAX_CLAIM_WORDS
 
 
 def test_leads_keep_names_capitalised() -> None:
