@@ -310,6 +310,20 @@ class SpeechSettings:
     long_silence: float = 2.0
     turn_end_silence: float = 0.5
     turn_watchdog: float = 0.7
+    # Speech the VAD missed (app/speech/recovery.py): segmentation-3.0 reads the audio
+    # outside turns that was heard while the agent was silent: every recover_every seconds
+    # of a silent room, the silence before a turn (while the turn's end silence runs) and
+    # at the end. It reads recover_window seconds at once (its training chunk), and a
+    # stretch with at least recover_min_speech seconds of speech becomes a turn of its own
+    # when its median level is recover_min_snr_db (dB) above the noise floor (the 10th
+    # percentile of the last ~25 s of frame levels): the model also calls a pause inside
+    # someone's phrase speech, and silence handed to the recognizer comes back as made-up
+    # words. False: the VAD alone.
+    recover_missed_speech: bool = True
+    recover_window: float = 10.0
+    recover_every: float = 5.0
+    recover_min_speech: float = 0.3
+    recover_min_snr_db: float = 12.0
     wake_threshold: float = 0.5
     asr_model: str = "tiny.en"
     # CTranslate2 threads for recognition. None: $JARVIS_ASR_THREADS, else speech's share

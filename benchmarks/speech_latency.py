@@ -1,7 +1,7 @@
 """Speech end -> committed turn latency, replaying recordings in real time.
 
     python benchmarks/speech_latency.py [--files sample,ami_ES2004a,questions]
-        [--out benchmarks/results/speech_latency.json]
+        [--speech field=value ...] [--out benchmarks/results/speech_latency.json]
 
 Each file is fed at the pace of a microphone (RealClock), so decoding competes with
 capture as it would live. For every committed turn: latency = wall time the Turn was
@@ -18,7 +18,9 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.events import Turn  # noqa: E402
+from app.settings import SpeechSettings  # noqa: E402
 from app.speech.audio import ArraySource, load_audio  # noqa: E402
 from app.speech.worker import SpeechWorker  # noqa: E402
 
@@ -51,9 +54,9 @@ def audio_for(name: str) -> np.ndarray:
     return np.concatenate([x for q in QUESTIONS for x in (synth.piper(q), gap)])
 
 
-def run(name: str) -> list[float]:
+def run(name: str, speech: dict[str, Any]) -> list[float]:
     source = ArraySource(audio_for(name), realtime=True)
-    worker = SpeechWorker(source)
+    worker = SpeechWorker(source, replace(SpeechSettings(), **speech))
     latencies: list[float] = []
 
     def on_turn(event: object) -> None:
@@ -74,10 +77,14 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", default="questions,sample")
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/speech_latency.json"))
+    parser.add_argument(
+        "--speech", action="append", default=[], help="SpeechSettings field=value (number or bool)"
+    )
     args = parser.parse_args()
+    speech = {k: json.loads(v) for k, v in (kv.split("=") for kv in args.speech)}
     rows = []
     for name in args.files.split(","):
-        lat = run(name)
+        lat = run(name, speech)
         rows.append(
             {
                 "file": name,

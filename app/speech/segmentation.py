@@ -218,3 +218,14 @@ def frames_for(seconds: float) -> int:
     for kernel, stride in ((251, 10), (3, 3), (5, 1), (3, 3), (5, 1), (3, 3)):
         n = math.floor((n - kernel) / stride) + 1
     return max(0, n)
+
+
+def speech_spans(activity: LocalActivity) -> list[tuple[float, float]]:
+    """Where anyone talks, in seconds from the start of the audio (each frame stands for
+    its own step at the centre of its receptive field)."""
+    lead = (FRAME_DURATION - FRAME_STEP) / 2
+    voiced = np.concatenate([[False], activity.active.any(axis=1), [False]]).astype(np.int8)
+    edges = np.diff(voiced)
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    pairs = zip(starts, ends, strict=True)
+    return [(lead + a * FRAME_STEP, lead + b * FRAME_STEP) for a, b in pairs]

@@ -7,7 +7,11 @@ and long silence, input level; a strict threshold while the agent may be heard, 
 one with hysteresis otherwise), the wake-word model, and the turn tracker. A turn is
 decoded for partials while it grows, speculatively once its silence begins, and
 committed (words, speaker, wake binding) when the silence reaches the turn-end
-threshold. Failures of a stage or of the device become events; the thread keeps running.
+threshold. Speech the VAD missed is looked for again by the segmentation model in the
+audio outside turns heard while the agent was silent (app.speech.recovery): the silence
+before a turn while its end-silence runs, and every few seconds of a silent room; what it
+finds becomes turns of its own. Failures of a stage or of the device become events; the
+thread keeps running.
 With ``keep_meeting_audio`` on, every frame the turns are heard from is kept in a WAV file
 (app.speech.recording) and its path announced as a MeetingAudio event.
 """
@@ -44,6 +48,8 @@ from app.speech.events import DeviceStatus, SpeechError
 from app.speech.overlap import OverlapListener, transcriber_text
 from app.speech.partials import DecodeLoad, PartialSchedule
 from app.speech.recording import MeetingAudioWriter, recording_path
+from app.speech.recovery import MissedSpeech, Stretch
+from app.speech.segmentation import speech_spans
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
 from app.speech.vad import SileroVad, VadSegmenter, rms
 from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector, mentions_only, text_wake
@@ -81,6 +87,7 @@ class _OpenTurn:
     spec_words: list[Word] | None = None
     spec_embedding: TurnEmbedding | None = None
     voiced_spans: list[list[float]] = field(default_factory=list)
+    missed: list[Stretch] | None = None  # speech the VAD missed before it, once looked at
 
     def mark_voiced(self, start: float, end: float) -> None:
         if self.voiced_spans and start - self.voiced_spans[-1][1] < 0.05:
@@ -161,6 +168,14 @@ class SpeechWorker:
         self.stats: dict[str, float] = {"frames": 0, "busy_seconds": 0.0}
         self._partials = PartialSchedule(self.tuning.partial_interval, self.tuning.partial_share)
         self._load = DecodeLoad(limit=self.tuning.speculate_max_load)
+        self._missed: MissedSpeech | None = None  # speech the VAD missed, found again
+        if s.recover_missed_speech:
+            keep = self.tuning.max_turn + s.recover_window + 1.0  # a turn and a window
+            self._missed = MissedSpeech(
+                self._speech_spans, s.recover_window, s.recover_min_speech, s.turn_end_silence,
+                keep=keep, min_snr_db=s.recover_min_snr_db,
+            )  # fmt: skip
+        self._last_look = 0.0  # audio time the missed speech was last looked for
 
     # --- wiring -------------------------------------------------------------------------
 
@@ -222,6 +237,9 @@ class SpeechWorker:
                 self._emit(SpeechError("frame", str(exc), block.time))
             self.stats["busy_seconds"] += self.work_clock.now() - busy
         self._steps(self.tracker.flush())
+        now = self.segmenter.time
+        for stretch in self._find_missed(now, now, hold=False):
+            self._commit_missed(stretch)
         self._close_kept_audio()
         self._emit(DeviceStatus("stopped", "", self.segmenter.time))
 
@@ -349,7 +367,10 @@ class SpeechWorker:
                 self._emit(transcript)
         self._feed_wake(frame, sample)
         self._collect(frame if said is None else said, voiced, dur)
+        if self._missed is not None:
+            self._missed.hear(frame if said is None else said, t0 + dur, not recent)
         self._steps(self.tracker.update(t0, t0 + dur, voiced, self.work_clock.now()))
+        self._look_in_silence(t0 + dur, recent)
         self._maybe_partial(t0 + dur)
         if self._turn is not None and t0 + dur - self._turn.start >= self.tuning.max_turn:
             self._steps(self.tracker.flush())  # commit a monologue in pieces
@@ -410,12 +431,63 @@ class SpeechWorker:
         elif self._turn is None:
             return
         elif step.action is TurnAction.SPECULATE:
+            self._look_before(self._turn)  # while the turn-end silence runs, not after it
             self._speculate(self._turn, step)
         elif step.action is TurnAction.RESUME:
             self._turn.spec_words = self._turn.spec_embedding = None
         elif step.action is TurnAction.CLOSE:
             turn, self._turn = self._turn, None
+            if self._missed is not None:
+                self._look_before(turn)
+                for stretch in turn.missed or []:
+                    self._commit_missed(stretch)
+                self._missed.skip_to(step.end)  # the silence after it is looked at later
             self._commit(turn, step)
+
+    # --- speech the VAD missed (app.speech.recovery) ------------------------------------
+
+    def _speech_spans(self, audio: np.ndarray) -> list[tuple[float, float]]:
+        return speech_spans(self.diarizer.segmenter.activity(audio))
+
+    def _find_missed(self, until: float, end: float, hold: bool) -> list[Stretch]:
+        """Speech found between the last turn or look and ``until``, the model reading
+        the audio up to ``end`` (app.speech.recovery.MissedSpeech.examine)."""
+        if self._missed is None:
+            return []
+        try:
+            return self._missed.examine(until, end, hold)
+        except Exception as exc:  # the VAD's turns go on without the second look
+            log.exception("looking for missed speech failed")
+            self._emit(SpeechError("recovery", str(exc), until))
+            return []
+
+    def _look_in_silence(self, now: float, recent: bool) -> None:
+        """Every few seconds while nobody holds a turn and the agent is silent; the end of
+        what the model reads is looked at again next time, with what follows as context."""
+        every = self.settings.recover_every
+        if self._turn is not None or recent or now - self._last_look < every:
+            return
+        self._last_look = now
+        for stretch in self._find_missed(now - every / 2, now, hold=True):
+            self._commit_missed(stretch)
+
+    def _look_before(self, turn: _OpenTurn) -> None:
+        """The silence before a turn, read with the turn's start as context (once)."""
+        if self._missed is not None and turn.missed is None:
+            context = turn.start + self._missed.window / 2
+            turn.missed = self._find_missed(turn.start, context, hold=False)
+
+    def _commit_missed(self, stretch: Stretch) -> None:
+        assert self._missed is not None
+        turn = _OpenTurn(stretch.start, audio=[self._missed.audio(stretch.start, stretch.end)])
+        for a, b in stretch.spans:
+            turn.mark_voiced(a, b)
+        turn.voiced = stretch.seconds
+        try:
+            self._commit(turn, TurnStep(TurnAction.CLOSE, stretch.start, stretch.end))
+        except Exception as exc:  # a model failure loses this turn, not the worker
+            log.exception("a turn of missed speech failed")
+            self._emit(SpeechError("turn", str(exc), stretch.end))
 
     def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray, float]:
         """The turn's words, the audio decoded and the seconds the decode took."""
