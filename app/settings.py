@@ -336,6 +336,10 @@ class SpeechSettings:
     # said that the document lacks.
     asr_unsure_probability: float = 0.5
     asr_compression_ratio_threshold: float = 2.4
+    # A turn of a second or more of voice whose decode under the prompt (the meeting's
+    # recent words) gives no words at all is decoded once more without it: Whisper tiny
+    # can return nothing for seconds of clear speech after some prompts. False: never.
+    asr_retry_without_prompt: bool = True
     speaker_match_cosine: float = 0.6  # CAM++ on 2 s windows (tuned on AMI and pyannote clips)
     # Speaker changes inside one local voice of a turn (app/speech/changes.py): seconds of
     # the voice's clean audio per window, each window embedded on its own and handed to

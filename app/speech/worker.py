@@ -72,6 +72,9 @@ class SpeechTuning:
     preroll: float = 0.2  # audio kept before the first voiced frame
     max_turn: float = 15.0  # a longer monologue is committed in pieces
     min_voiced: float = 0.25  # less voiced audio than this is never a turn
+    # A turn with this much voiced audio that decodes to no words under the prompt is
+    # read once more without it (SpeechSettings.asr_retry_without_prompt).
+    unprompted_retry_voiced: float = 1.0
     device_retry: float = 1.0
     read_timeout: float = 0.1
     partials: bool = True
@@ -489,8 +492,11 @@ class SpeechWorker:
             log.exception("a turn of missed speech failed")
             self._emit(SpeechError("turn", str(exc), stretch.end))
 
-    def _decode(self, turn: _OpenTurn) -> tuple[list[Word], np.ndarray, float]:
-        """The turn's words, the audio decoded and the seconds the decode took."""
+    def _decode(
+        self, turn: _OpenTurn, final: bool = False
+    ) -> tuple[list[Word], np.ndarray, float]:
+        """The turn's words, the audio decoded and the seconds the decode took; ``final``:
+        the words the turn commits (a speculative or closing decode, not a partial)."""
         # Whisper pads every call to 30 s, so re-reading the whole turn costs the same as
         # a tail and keeps the words' context (max_turn bounds it). Trailing silence is
         # cut to 0.2 s: Whisper fills longer silence with stock phrases. The prompt is
@@ -500,14 +506,26 @@ class SpeechWorker:
             audio = audio[: int((turn.voiced_spans[-1][1] + 0.2 - turn.start) * RATE)]
         began = self.work_clock.now()
         words = self.transcriber.transcribe(audio, turn.start, self._context, turn.voiced)
+        words = [w for w in words if turn.heard(w)]
+        if not words and final and self._context and self._retry_unprompted(turn):
+            # The small model, led by a prompt, can return nothing at all for seconds of
+            # clear speech it reads well alone; that much voice is not silence.
+            words = self.transcriber.transcribe(audio, turn.start, "", turn.voiced)
+            words = [w for w in words if turn.heard(w)]
         seconds = self.work_clock.now() - began
         self._load.spent(turn.start + audio.size / RATE, seconds)
-        return [w for w in words if turn.heard(w)], audio, seconds
+        return words, audio, seconds
+
+    def _retry_unprompted(self, turn: _OpenTurn) -> bool:
+        return (
+            self.settings.asr_retry_without_prompt
+            and turn.voiced >= self.tuning.unprompted_retry_voiced
+        )
 
     def _speculate(self, turn: _OpenTurn, step: TurnStep) -> None:
         if not self._load.room(step.end):
             return  # near the machine's limit: the turn is decoded once, when it closes
-        words, audio, _ = self._decode(turn)
+        words, audio, _ = self._decode(turn, final=True)
         turn.spec_words = words
         speech = audio[: int((step.end - turn.start) * RATE)]
         turn.spec_embedding = self.diarizer.embed(speech) if speech.size else None
@@ -540,7 +558,7 @@ class SpeechWorker:
             return
         words = turn.spec_words
         if words is None:
-            words, _, _ = self._decode(turn)
+            words, _, _ = self._decode(turn, final=True)
         turn.agreement.finish(words)
         committed = turn.agreement.committed
         if not committed:

@@ -262,3 +262,62 @@ def test_a_turn_marks_the_words_the_recognizer_was_unsure_of() -> None:
         lowest[w.text] = min(w.probability, lowest.get(w.text, 1.0))
     assert turn.unsure and len(turn.unsure) < len(turn.text.split())
     assert all(w in turn.text and lowest[w] < bar for w in turn.unsure)
+
+
+class _DerailedByPrompts:
+    """The real recognizer, except that any prompt leads it to return no words: what
+    Whisper tiny does, now and then, for seconds of clear speech after some prompts."""
+
+    def __init__(self) -> None:
+        from app.speech.asr import WhisperTranscriber
+
+        self.real = WhisperTranscriber()
+        self.model = self.real.model
+        self.prompts: list[str] = []
+
+    def transcribe(self, audio, offset, prompt="", voiced_seconds=99.0) -> list:  # type: ignore[no-untyped-def]
+        self.prompts.append(prompt)
+        return [] if prompt else self.real.transcribe(audio, offset, "", voiced_seconds)
+
+
+def _two_phrases(retry: bool) -> list[Turn]:
+    from app.settings import SpeechSettings
+    from app.speech.worker import SpeechWorker
+
+    audio = np.concatenate([synth.silence(0.5), synth.piper("The survey ran in three districts."),
+                            synth.silence(2.0),
+                            synth.piper("Every district answered within a week."),
+                            synth.silence(1.0)])  # fmt: skip
+    settings = SpeechSettings(asr_retry_without_prompt=retry)
+    worker = SpeechWorker(ArraySource(audio), settings, transcriber=_DerailedByPrompts())
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    return rec.of(Turn)
+
+
+@pytest.mark.slow
+def test_a_turn_the_prompt_derails_to_no_words_is_read_again_without_it() -> None:
+    kept = _two_phrases(retry=True)
+    assert len(kept) == 2 and "week" in kept[1].text.lower(), kept
+    lost = _two_phrases(retry=False)
+    assert len(lost) == 1, lost  # the second turn, prompted by the first, says nothing
+
+
+@pytest.mark.slow
+def test_every_turn_of_a_far_field_meeting_keeps_its_words() -> None:
+    """AMI dev00 with the real recognizer: the 18.0-23.8 s exchange once came back empty
+    under the prompt of the turns before it, and the turn was dropped."""
+    from app.clock import SimulatedClock
+    from app.speech.worker import SpeechTuning, SpeechWorker
+
+    wav = shared_path("data/audio_diarization/ami_debug/dev00.wav")
+    # decodes cost no time on this clock, so every speculation runs, as on a fast machine
+    worker = SpeechWorker(FileSource(wav), tuning=SpeechTuning(partials=False),
+                          work_clock=SimulatedClock())  # fmt: skip
+    rec = Recorder()
+    worker.subscribe(rec)
+    worker.run()
+    turns = rec.of(Turn)
+    heard = sum(max(0.0, min(t.end, 23.7) - max(t.start, 18.3)) for t in turns if t.text.strip())
+    assert heard >= 4.5, turns  # the exchange's 5.4 s, split by speaker or not
