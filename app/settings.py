@@ -151,6 +151,10 @@ class LedgerSettings:
     # closed without asking the model: the speaker corrected themself, and a missed
     # self-repair would contradict them. False: the model must propose every closure.
     guard_closes_corrections: bool = True
+    # An intervention the room heard to the end answers its claim: the claim closes as
+    # fixed by the agent, so the model is never asked whether the agent's own checked words
+    # fixed it. False: the agent's words join the transcript and self-repair judges them.
+    close_heard_claims: bool = True
     # The detectors whose proposals the monitor sees (app/backbone/detectors.py); leaving
     # one out is the ablation of what it buys.
     detectors: tuple[Detector, ...] = tuple(Detector)

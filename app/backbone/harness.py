@@ -118,6 +118,7 @@ class Backbone:
         self._ids = itertools.count(1)
         self._generation = 0
         self._delivered: set[str] = set()
+        self._claim_of: dict[str, int] = {}  # proactive intervention id -> its claim's cid
         self.calls: list[StageReply] = []  # every model call with its token counts
         self.intervener = Intervener(
             document, settings, self.ledger, self.veto, self.transcript, self._call,
@@ -374,6 +375,8 @@ class Backbone:
     def on_delivered(self, intervention: Intervention, receipt: PlaybackReceipt) -> None:
         """What the room heard joins the transcript (self-repair sees the agent's own
         correction) and the memory of facts already said."""
+        if receipt.status == ReceiptStatus.FINISHED:
+            self._heard(intervention)
         if receipt.status not in DELIVERED or intervention.id in self._delivered:
             return
         if not intervention.text:
@@ -385,6 +388,16 @@ class Backbone:
             sids = tuple(c.sid for c in intervention.citations)
             delivery = Delivery(index, -1, Intent.MISSING, intervention.text, sids)
             self.ledger.record_delivery(delivery)
+
+    def _heard(self, intervention: Intervention) -> None:
+        """The room heard the agent say its claim's checked fact to the end: the claim is
+        answered, by the agent (``LedgerSettings.close_heard_claims``). Asking the model
+        whether the agent's own words fixed it costs a self-repair call on each of the
+        next turns, and a wrong reply only keeps it open."""
+        cid = self._claim_of.pop(intervention.id, None)
+        if cid is None or not self.settings.ledger.close_heard_claims:
+            return
+        self.ledger.close(cid, max(intervention.decided_turn, self._next_index - 1), "agent")
 
     # --- stages -------------------------------------------------------------------------
 
@@ -621,6 +634,7 @@ class Backbone:
         self.ledger.record_delivery(Delivery(index, claim.cid, outcome.intent, outcome.text,
                                              outcome.made.sids))
         spoken = intervention(outcome, f"p{next(self._ids)}")
+        self._claim_of[spoken.id] = claim.cid
         return Decision(index, "speak", why, spoken, claim.text, latency)
 
     def _silenced(self, index: int, claim: Claim, silence: Silence) -> str:

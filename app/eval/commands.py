@@ -138,6 +138,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "quote-gaps": _utterance(quote_open_questions=False),
     "quote-denials": _utterance(quote_denials=False),
     "guard-closes": _ledger(guard_closes_corrections=False),
+    "heard-closes": _ledger(close_heard_claims=False),
 }
 
 

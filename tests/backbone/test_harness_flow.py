@@ -240,18 +240,53 @@ def test_no_deference_speaks_on_the_first_actionable_verdict(document):
     assert decision.action == "speak" and decision.reason.startswith("no deference")
 
 
-def test_delivered_correction_joins_the_transcript(document):
+@pytest.mark.parametrize("heard_closes", [True, False])
+def test_delivered_correction_joins_the_transcript_and_resolves_the_claim(document, heard_closes):
     llm = ScriptedLLM([WRONG, WRONG, SPEAK, QUIET])
-    bb = make(document, llm)
+    bb = make(document, llm, close_heard_claims=heard_closes)
     bb.on_turn(turn(0, "Apache Tika parses the pages."))
     spoken = bb.on_turn(turn(1, "Tika, yes.")).intervention
     bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))
     bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))  # once only
+    assert (bb.ledger.claims[1].closed_by == "agent") is heard_closes
     decision = bb.on_turn(turn(2, "Oh, okay then."))
     assert llm.requests[-1].user.count("Jarvis: About the PDF parser") == 1
-    # The agent's own correction is what resolves the claim.
-    assert "the room fixed C1" in decision.reason
+    # The agent's own correction is what resolves the claim (without the setting, the
+    # guard reads it in the transcript and closes the claim there).
+    assert ("the room fixed C1" in decision.reason) is not heard_closes
     assert bb.ledger.claims[1].closed_by == "agent"
+
+
+NODES = {"status": "missing_info", "claim": "how many paper nodes are left",
+         "answer_sids": [2], "predicted_answer": "37M unique paper nodes"}
+
+
+@pytest.mark.parametrize("heard_closes", [True, False])
+def test_a_gap_answer_heard_in_full_needs_no_self_repair_call(document, heard_closes):
+    """The model is not asked whether the agent's own answer answered the question."""
+    llm = ScriptedLLM([NODES, NODES, QUIET])  # the answer quotes its sentence: no generation
+    if not heard_closes:
+        llm.queue({"resolved": []})
+    bb = make(document, llm, close_heard_claims=heard_closes, detectors=())
+    bb.on_turn(turn(0, "How many paper nodes are left after deduplication?"))
+    spoken = bb.on_turn(turn(1, "Hm, how many paper nodes are left?", "S2")).intervention
+    assert spoken is not None and "37M" in spoken.text
+    bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "started", 0.0))
+    assert bb.ledger.claims[1].open  # not heard to the end yet
+    bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "finished", 4.0))
+    bb.on_turn(turn(2, "Right, the paper nodes are what the graph is built on.", "S1"))
+    expected = ["monitor", "monitor", "monitor"]
+    assert llm.stages() == (expected if heard_closes else [*expected, "self_repair"])
+    assert (bb.ledger.claims[1].closed_by == "agent") is heard_closes
+
+
+def test_an_answer_cut_short_leaves_its_claim_open(document):
+    llm = ScriptedLLM([NODES, NODES])
+    bb = make(document, llm, detectors=())
+    bb.on_turn(turn(0, "How many paper nodes are left after deduplication?"))
+    spoken = bb.on_turn(turn(1, "Hm, how many paper nodes are left?", "S2")).intervention
+    bb.on_delivered(spoken, PlaybackReceipt(spoken.id, "stopped", 0.4))
+    assert bb.ledger.claims[1].open
 
 
 def test_direct_answer_streams_the_text_and_cites(document):
