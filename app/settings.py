@@ -325,7 +325,7 @@ class SpeechSettings:
     # words. False: the VAD alone.
     recover_missed_speech: bool = True
     recover_window: float = 10.0
-    recover_every: float = 5.0
+    recover_every: float = 5.0  # at most half of recover_window (a held phrase is reread)
     recover_min_speech: float = 0.3
     recover_min_snr_db: float = 12.0
     wake_threshold: float = 0.5

@@ -3,9 +3,9 @@
 Silero judges 32 ms at a time with little context, and a far-field participant who
 speaks quietly or in a low voice can score near zero for whole phrases, while
 segmentation-3.0, reading seconds of audio at once, hears them. So the audio outside
-turns is kept for a few seconds, and the segmentation model reads it: when a turn opens
-(the silence before it is complete), every few seconds while the room is silent, and at
-the end of the stream. Speech it finds becomes a turn of its own. Only audio heard
+turns is kept for a few seconds, and the segmentation model reads it: the silence before
+a turn (once the turn is there as context), every few seconds while the room is silent,
+and at the end of the stream. Speech it finds becomes a turn of its own. Only audio heard
 while the agent was silent (its echo tail included) counts, so the agent's own voice never
 comes back this way. The model was trained on annotations that run a speaker's turn
 through their short pauses, so it also calls a pause between two of someone's phrases
@@ -100,7 +100,8 @@ class MissedSpeech:
         reading the ``window`` seconds of audio up to ``end`` (audio after ``until`` is
         context: the model hears a phrase at the edge of what it reads poorly). With
         ``hold``, a stretch reaching to within ``join_gap`` of ``until`` may go on: it is
-        left for the next look."""
+        left for the next look, unless it began more than half a window before ``end``
+        (a next look within half a window would no longer read its start)."""
         start = self.examined_until
         if until - start < self.min_speech or not self._frames:
             return []
@@ -112,7 +113,10 @@ class MissedSpeech:
         spans = self._eligible(_clip(spans, start, until))
         stretches = _join(spans, self.join_gap)
         self.examined_until = max(start, until)
-        if hold and stretches and stretches[-1].end > until - self.join_gap:
+        last = stretches[-1] if stretches else None
+        if hold and last and last.end > until - self.join_gap and (
+            last.start >= end - self.window / 2
+        ):
             self.examined_until = max(start, stretches.pop().start)
         return [s for s in stretches if s.seconds >= self.min_speech and self._audible(s)]
 

@@ -73,6 +73,21 @@ def test_a_phrase_at_the_end_of_a_look_waits_for_the_next_one() -> None:
     assert found(missed.examine(9.5, 12.0, hold=True)) == [(3.0, 4.0)]
 
 
+def test_a_long_phrase_is_found_whole_in_pieces_as_the_looks_go_by() -> None:
+    audio = room(24.0, [(2.0, 14.0)])
+    missed = MissedSpeech(loud, window=10.0)
+    pieces = []
+    for i in range(0, audio.size - FRAME + 1, FRAME):
+        end = (i + FRAME) / R
+        missed.hear(audio[i : i + FRAME], end, eligible=True)
+        if i % (5 * R) < FRAME and end > 1.0:  # a look every 5 s, as the worker's
+            pieces += missed.examine(end - 2.5, end, hold=True)
+    pieces += missed.examine(24.0, 24.0, hold=False)
+    assert pieces and round(pieces[0].start, 1) == 2.0 and round(pieces[-1].end, 1) == 14.0
+    for a, b in zip(pieces, pieces[1:], strict=False):
+        assert b.start - a.end < 0.05  # no gap between the pieces
+
+
 def test_speech_heard_while_the_agent_may_be_heard_never_counts() -> None:
     audio = room(12.0, [(3.0, 4.0)])
     assert fed(audio, agent=(2.5, 4.5)).examine(8.0, 12.0, hold=True) == []
