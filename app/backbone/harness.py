@@ -161,8 +161,8 @@ class Backbone:
                 self._waiting.append(admitted)
         return decided
 
-    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None
-                 ) -> list[Decision]:
+    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None,
+                 newer: Callable[[], bool] | None = None) -> list[Decision]:
         """Turns that queued up while the model was busy, checked with one monitor call.
 
         Every turn is admitted in order (``admit_turns``); then the monitor runs once, on
@@ -172,7 +172,9 @@ class Backbone:
         at most one persistence step per claim for the whole batch.
 
         ``cancel`` set during the monitor call cuts it short: the batch's checked turns get
-        no Decision yet and stay waiting (``waiting``), to be checked with the next call."""
+        no Decision yet and stay waiting (``waiting``), to be checked with the next call.
+        ``newer``: whether turns arrived during the call that are not admitted yet (they
+        may fix a claim the call raised, so nothing is let stand before they are read)."""
         decided = self.admit_turns(turns)
         if not self._waiting:
             return decided
@@ -181,7 +183,7 @@ class Backbone:
         self._observed = None
         try:
             earlier = [w for w in batch if w.index < chosen.index]
-            decision = self._check(chosen, cancel, earlier)
+            decision = self._check(chosen, cancel, earlier, newer)
         except _Preempted:
             self._waiting = batch + self._waiting
             return decided
@@ -237,7 +239,8 @@ class Backbone:
         return _Waiting(index, turn.text, candidates, found, latency)
 
     def _check(self, waiting: _Waiting, cancel: threading.Event | None = None,
-               earlier: Sequence[_Waiting] = ()) -> Decision:
+               earlier: Sequence[_Waiting] = (), newer: Callable[[], bool] | None = None
+               ) -> Decision:
         """The monitor call on one admitted turn, then ledger, self-repair and gate. Raises
         _Preempted when ``cancel`` cut the monitor call short (nothing was changed).
         ``earlier``: the turns of its batch before it, checked by the same call."""
@@ -288,7 +291,13 @@ class Backbone:
             gated = Decision(index, "silent", gate.reason + _also(repaired, gate.reason),
                              claim=claim.text, latency_ms=latency)
         passed = self._passed_over(index, observed.claim, checkable)
-        return gated if passed is None else self._stood(index, passed, head, latency)
+        if passed is not None:
+            return self._stood(index, passed, head, latency)
+        meanwhile = None if newer is not None and newer() else self._stood_meanwhile(
+            observed.claim, checkable)
+        if meanwhile is None or observed.claim is None:
+            return gated
+        return self._stood(index, observed.claim, head, latency, at=meanwhile)
 
     def answer_direct(
         self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
@@ -509,6 +518,21 @@ class Backbone:
                 return claim
         return None
 
+    def _stood_meanwhile(self, claim: Claim | None, checkable: Sequence[_Fixable]
+                         ) -> int | None:
+        """Live, the turns after the one just judged were often screened while the model
+        judged it, before ``claim`` was open: the latest of them, when every one was
+        screened and none could fix the claim (the guard's precheck, ``checkable``), lets
+        it stand now, as it would have at its own admission had the verdict come first (a
+        replay's order). Counting them only when the next turn comes costs that turn. Turns
+        that arrived during the call are read first (``on_turns``'s ``newer``): one of
+        them may be the speaker's own repair."""
+        if claim is None or any(c.cid == claim.cid for c, _ in checkable):
+            return None
+        if (self._left_standing() or self._left_unanswered()) is not claim:
+            return None
+        return max(line.index for line in self.transcript.lines if not line.agent)
+
     def _may_stand(self) -> list[Claim]:
         """Open claims a turn that lets them stand may count: confirmed by a detector,
         actionable, reported but short of the gate, not spoken."""
@@ -519,19 +543,21 @@ class Backbone:
                 if c.confirmed and c.status in ACTIONABLE and 0 < c.persistence < ledger.tau
                 and c.spoken_turn is None and not c.exhausted]
 
-    def _stood(self, index: int, claim: Claim, head: str,
-               latency: dict[str, float]) -> Decision:
-        """The ledger counts a turn that let ``claim`` stand as a mention of it, without a
-        monitor call; the gate decides as after any verdict. A claim settled meanwhile
-        (closed, spoken or forgotten while the turn waited in a batch) is left alone."""
+    def _stood(self, index: int, claim: Claim, head: str, latency: dict[str, float],
+               at: int | None = None) -> Decision:
+        """The ledger counts a turn (``at``, else ``index``) that let ``claim`` stand as a
+        mention of it, without a monitor call; the gate decides as after any verdict, and
+        the decision is ``index``'s. A claim settled meanwhile (closed, spoken or
+        forgotten while the turn waited in a batch) is left alone."""
+        at = index if at is None else at
         if self.ledger.claims.get(claim.cid) is not claim or not claim.open or (
                 claim.spoken_turn is not None):
-            return Decision(index, "silent", f"C{claim.cid} settled before turn {index}",
+            return Decision(index, "silent", f"C{claim.cid} settled before turn {at}",
                             latency_ms=latency)
-        self.ledger.stood(claim, index)
+        self.ledger.stood(claim, at)
         self._observed = claim
-        gate = self.ledger.gate(claim, index)
-        why = f"{gate.reason} (turn {index} let C{claim.cid} stand)"
+        gate = self.ledger.gate(claim, at)
+        why = f"{gate.reason} (turn {at} let C{claim.cid} stand)"
         if not gate.fire:
             return Decision(index, "silent", why, claim=claim.text, latency_ms=latency)
         return self._intervene(index, claim, head, latency, why)

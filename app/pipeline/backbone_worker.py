@@ -40,7 +40,8 @@ class BackbonePort(Protocol):
     def admit_turns(self, turns: Sequence[Turn]) -> list[Decision]: ...
 
     def on_turns(
-        self, turns: Sequence[Turn], cancel: threading.Event | None = None
+        self, turns: Sequence[Turn], cancel: threading.Event | None = None,
+        newer: Callable[[], bool] | None = None,
     ) -> list[Decision]: ...
 
     @property
@@ -64,8 +65,8 @@ class _OneByOne:
         self._turns.extend(turns)
         return []
 
-    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None
-                 ) -> list[Decision]:
+    def on_turns(self, turns: Sequence[Turn], cancel: threading.Event | None = None,
+                 newer: Callable[[], bool] | None = None) -> list[Decision]:
         self._turns.extend(turns)
         return [self._backbone.on_turn(self._turns.popleft())] if self._turns else []
 
@@ -235,10 +236,15 @@ class BackboneWorker:
                 return  # they go first
             cancel = self._cancel = threading.Event()
         try:
-            self._publish(self._turns.on_turns((), cancel))
+            self._publish(self._turns.on_turns((), cancel, self._turn_arrived))
         finally:
             with self._cond:
                 self._cancel = None
+
+    def _turn_arrived(self) -> bool:
+        """A turn is queued that the running check has not admitted."""
+        with self._cond:
+            return any(kind == "turn" for kind, _ in self._arrived)
 
     def _publish(self, decisions: list[Decision]) -> None:
         for decision in decisions:

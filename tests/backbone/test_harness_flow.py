@@ -421,16 +421,15 @@ def test_a_question_answered_with_i_dont_know_is_left_open(document, counted):
         assert reply.reason == Screened.OFF_DOCUMENT and llm.stages() == ["monitor"]
 
 
-def test_a_reply_giving_up_before_the_questions_verdict_came_counts_at_the_next_turn(document):
+def test_a_reply_giving_up_before_the_questions_verdict_came_counts_with_it(document):
     """Live: the reply is screened while the monitor judges the question."""
     llm = ScriptedLLM([OPTIMISER, SPEAK_MODEL])
     bb = make(document, llm, screen_turns=None, detectors=())
     assert bb.admit_turns([turn(0, "What kind of bidirectional LSTM model do they train?")]) == []
     early = bb.admit_turns([turn(1, "No idea, honestly.", "S2")])
     assert [d.reason for d in early] == [Screened.OFF_DOCUMENT]  # no claim yet
-    assert [d.reason for d in bb.on_turns([])] == ["gate: waiting 1/2"]
-    later = bb.on_turns([turn(2, "No clue here either.", "S1")])
-    assert [d.reason for d in later] == ["gate fired: persistence 2 (turn 2 let C1 stand)"]
+    checked = bb.on_turns([])  # counted as soon as the question's verdict opens the claim
+    assert [d.reason for d in checked] == ["gate fired: persistence 2 (turn 1 let C1 stand)"]
     assert llm.stages() == ["monitor", "generate"]
 
 
@@ -521,10 +520,33 @@ def test_turns_screened_before_the_verdict_came_let_the_claim_stand_too(document
     early = bb.admit_turns([turn(1, "Let's grab lunch after this.", "S2"),
                             turn(2, "Noon works for everybody.", "S3")])
     assert [d.reason for d in early] == [Screened.OFF_DOCUMENT] * 2  # no claim yet
-    assert [d.reason for d in bb.on_turns([])] == ["gate: waiting 1/2"]
-    later = bb.on_turns([turn(3, "Should we book a table somewhere?", "S1")])
-    assert [d.reason for d in later] == ["gate fired: persistence 2 (turn 3 let C1 stand)"]
+    # They count once the verdict opens the claim, not when the next turn comes.
+    checked = bb.on_turns([])
+    assert [d.reason for d in checked] == ["gate fired: persistence 2 (turn 2 let C1 stand)"]
+    assert checked[0].turn == 0 and checked[0].claim_id == 1
+    assert bb.ledger.claims[1].stood_turns == [2]
     assert llm.stages() == ["monitor", "generate"]
+
+
+def test_a_turn_screened_before_the_verdict_that_fixes_the_claim_lets_nothing_stand(document):
+    """Screened before the claim was open, the fix is read by the guard once it is."""
+    llm = ScriptedLLM([WRONG, QUIET])
+    bb = make(document, llm, screen_turns=None)
+    bb.admit_turns([turn(0, SWAPPED)])
+    early = bb.admit_turns([turn(1, "Oh wait, no, they feed each page to PDFBox.", "S1")])
+    assert [d.reason for d in early] == [Screened.NOTHING_TO_CHECK]
+    checked = bb.on_turns([])
+    assert [d.action for d in checked] == ["silent"] and "stand" not in checked[0].reason
+    assert bb.ledger.claims[1].closed_by == "S1"  # the guard closed it instead
+    assert llm.stages() == ["monitor"]
+
+
+def test_turns_screened_before_the_verdict_stand_only_with_standing_counted(document):
+    llm = ScriptedLLM([WRONG])
+    bb = make(document, llm, screen_turns=None, count_standing_turns=False)
+    bb.admit_turns([turn(0, SWAPPED)])
+    bb.admit_turns([turn(1, "Let's grab lunch after this.", "S2")])
+    assert [d.reason for d in bb.on_turns([])] == ["gate: waiting 1/2"]
 
 
 def test_a_turn_that_could_fix_the_claim_is_judged_not_counted(document):

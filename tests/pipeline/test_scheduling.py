@@ -249,6 +249,49 @@ def test_turns_arriving_during_a_direct_answer_join_the_next_check(document, roo
     assert llm.stages() == ["direct", "monitor"]
 
 
+SWAPPED = "We split each PDF into pages and feed each page to Apache's Tika library to get tokens."
+
+
+def _claim_and_small_talk_in_one_batch(document: DocumentIndex, rooms: list[Room],
+                                       replies: list[Any]) -> tuple[GatedLLM, Room]:
+    """A claim and a screened turn after it reach one check (they queued behind a call):
+    the check on the claim is the gated call the worker is blocked in on return."""
+    llm = GatedLLM([QUIET, *replies])
+    room = start(rooms, make(document, llm, screen_turns=None))
+    room.worker.submit_turn(turn(0, "How was the training corpus labeled?"))
+    llm.next_call()
+    room.worker.submit_turn(turn(1, SWAPPED))
+    room.worker.submit_turn(turn(2, "Let's grab lunch after this.", "S2"))
+    llm.open()
+    assert "Newest utterance: Turn 1" in llm.next_call().user
+    return llm, room
+
+
+def test_a_turn_screened_in_the_claims_batch_lets_it_stand_when_the_call_ends(document, rooms):
+    llm, room = _claim_and_small_talk_in_one_batch(document, rooms, [WRONG, SPEAK])
+    llm.open()
+    room.wait_for(lambda: any(isinstance(e, Intervention) for e in room.out))
+    fired = [d for d in room.decisions() if d.action == "speak"]
+    assert [(d.turn, d.reason) for d in fired] == [
+        (1, "gate fired: persistence 2 (turn 2 let C1 stand)")]
+    assert llm.stages() == ["monitor", "monitor", "generate"]
+
+
+def test_a_repair_arriving_during_the_call_is_read_before_anything_stands(document, rooms):
+    """The speaker's repair came while the model judged the claim: it is admitted (and
+    closes the claim) before any turn may let the claim stand."""
+    llm, room = _claim_and_small_talk_in_one_batch(document, rooms, [WRONG, QUIET])
+    room.worker.submit_turn(turn(3, "Oh wait, no, they feed each page to PDFBox.", "S1"))
+    llm.open()
+    assert "Newest utterance: Turn 3" in llm.next_call().user
+    llm.open()
+    decisions = room.wait_decisions(4)
+    assert not any(isinstance(e, Intervention) for e in room.out)
+    assert [d.reason for d in decisions if d.turn in (1, 3)] == [
+        "gate: waiting 1/2", "monitor: on_progress; the room fixed C1"]
+    assert llm.stages() == ["monitor", "monitor", "monitor"]
+
+
 def test_stop_cuts_a_running_call_short(document):
     llm = GatedLLM([])
     room = Room(make(document, llm))
