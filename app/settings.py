@@ -269,6 +269,9 @@ class FloorSettings:
     freshness_late_turns: int = 5  # turns since the one it answers after which it is late
     freshness_drift_turns: int = 3  # a late one whose last this many turns are off topic goes
     freshness_topic_similarity: float = 0.2  # below this (lexical overlap) = off topic
+    # Words a turn needs to count as the room talking on (a fragment endpointing cut off a
+    # speaker's turn, "In" or "Let me.", does not); 1 counts every turn.
+    freshness_min_words: int = 3
     # An interrupted intervention is recovered at most this many times.
     max_recoveries: int = 2
     turn_history: int = 50

@@ -11,7 +11,9 @@ Two reasons to drop it, checked against the participants' turns since ``decided_
   turns is on the intervention's topic. The similarity is pluggable (an embedding cosine
   on the real machine); the default is lexical so the floor stays pure and model-free.
   Short of late, the topic is not judged: right after a claim the talk goes on about
-  other things as often as not, and word overlap cannot tell that from a move.
+  other things as often as not, and word overlap cannot tell that from a move. A turn of
+  a word or two is not counted: live, endpointing cuts such fragments ("In", "Let me.")
+  off a speaker's turn, and they neither move the talk nor say what it is about.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class Freshness:
     def _moved_on(self, intervention: Intervention, since: Sequence[Turn]) -> Staleness | None:
         late = self.settings.freshness_late_turns
         window = self.settings.freshness_drift_turns
+        fewest = self.settings.freshness_min_words
+        since = [t for t in since if len(t.text.split()) >= fewest]
         if len(since) <= late or len(since) < window:
             return None
         topic = topic_text(intervention)

@@ -89,7 +89,7 @@ def test_value_match(value: str, said: str, expected: bool) -> None:
 
 def test_pluggable_similarity_decides_topic_moves_once_late() -> None:
     iv = Intervention("p", InterventionKind.PROACTIVE, "x", topic="sample size")
-    turns = [Turn("B", f"talk {i}", i, i + 1, index=i) for i in range(6)]
+    turns = [Turn("B", f"we talk about {i}", i, i + 1, index=i) for i in range(6)]
     assert Freshness(similarity=lambda a, b: 0.9).check(iv, turns) is None
     stale = Freshness(similarity=lambda a, b: 0.0).check(iv, turns)
     assert stale is not None and stale.reason == "topic" and "6 turns since" in stale.detail

@@ -242,6 +242,16 @@ FRESHNESS = [
         id="five-off-topic-turns-are-not-yet-late",
     ),
     pytest.param(
+        _talk([*OFF_TOPIC, "In", "Let me.", *OFF_TOPIC[:2]]),
+        played_at(5.0),
+        id="fragments-endpointing-cut-off-are-not-turns-talked-on",
+    ),
+    pytest.param(
+        _talk([*OFF_TOPIC, "In", "Let me.", *OFF_TOPIC]),
+        [(5.0, ("drop", "p1", "stale_topic"))],
+        id="fragments-aside-six-off-topic-turns-are-late",
+    ),
+    pytest.param(
         _talk(["Wait, how many patients did the trial enroll?", *OFF_TOPIC * 2]),
         [(5.0, ("drop", "p1", "stale_topic"))],
         id="an-on-topic-turn-before-the-last-few-does-not-keep-it",
