@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,3 +120,27 @@ class VoicedWords:
         n = max(1, int(audio.size / 8000))
         step = audio.size / 16000 / n
         return [Word(offset + i * step, offset + (i + 1) * step, f"w{i}") for i in range(n)]
+
+
+def unit(*xs: float) -> np.ndarray:
+    """A unit vector of 8 dimensions with ``xs`` first: a made-up speaker embedding."""
+    v = np.zeros(8)
+    v[: len(xs)] = xs
+    return v / np.linalg.norm(v)
+
+
+def worker_events(name: str, **speech: Any) -> tuple[list[tuple[str, float, float]], list]:
+    """A diarization clip's reference, and every event a SpeechWorker emits on it with the
+    ``SpeechSettings`` fields given (every voiced stretch heard as words)."""
+    from app.settings import SpeechSettings
+    from app.speech.audio import FileSource
+    from app.speech.worker import SpeechTuning, SpeechWorker
+    from tests.conftest import shared_path
+
+    wav, reference = clip_reference(name, shared_path("data/audio_diarization"))
+    worker = SpeechWorker(FileSource(wav), replace(SpeechSettings(), **speech),
+                          transcriber=VoicedWords(), tuning=SpeechTuning(partials=False))
+    events: list[object] = []
+    worker.subscribe(events.append)
+    worker.run()
+    return reference, events

@@ -4,22 +4,12 @@ inside one local speaker."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from app.speech.changes import VoiceWindow, moved_windows, window_frames
 from app.speech.diarization import OnlineSpeakerClustering, SpeakerSegment
-from tests.conftest import shared_path
-from tests.speech.scoring import VoicedWords, clip_reference, der_components
-
-
-def unit(*xs: float) -> np.ndarray:
-    v = np.zeros(8)
-    v[: len(xs)] = xs
-    return v / np.linalg.norm(v)
-
+from tests.speech.scoring import der_components, unit, worker_events
 
 A, B, C = unit(1), unit(0, 1), unit(0, 0, 1)
 
@@ -71,18 +61,7 @@ def test_windows_stay_when_unclear_unknown_or_the_other_speaker_talks_in_the_tur
 
 
 def run_worker(name: str, change_window: float) -> tuple[list, list[SpeakerSegment]]:
-    from app.settings import SpeechSettings
-    from app.speech.audio import FileSource
-    from app.speech.worker import SpeechTuning, SpeechWorker
-
-    wav, reference = clip_reference(name, shared_path("data/audio_diarization"))
-    settings = replace(SpeechSettings(), speaker_change_window=change_window)
-    worker = SpeechWorker(
-        FileSource(wav), settings, transcriber=VoicedWords(), tuning=SpeechTuning(partials=False)
-    )
-    events: list[object] = []
-    worker.subscribe(events.append)
-    worker.run()
+    reference, events = worker_events(name, speaker_change_window=change_window)
     return reference, [e for e in events if isinstance(e, SpeakerSegment)]
 
 

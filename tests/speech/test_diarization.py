@@ -16,15 +16,9 @@ from app.speech.diarization import (
     sample_mask,
 )
 from tests.conftest import shared_path
-from tests.speech.scoring import der, read_rttm
+from tests.speech.scoring import der, read_rttm, unit
 
 RATE = 16000
-
-
-def unit(*xs: float) -> np.ndarray:
-    v = np.zeros(8)
-    v[: len(xs)] = xs
-    return v / np.linalg.norm(v)
 
 
 A, B, C = unit(1), unit(0, 1), unit(0, 0, 1)

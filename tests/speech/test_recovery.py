@@ -4,15 +4,12 @@ Silero does not hear at all."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from app.speech.recovery import MissedSpeech, Span
 from app.speech.segmentation import FRAME_DURATION, FRAME_STEP, LocalActivity, speech_spans
-from tests.conftest import shared_path
-from tests.speech.scoring import VoicedWords, clip_reference
+from tests.speech.scoring import worker_events
 
 R = 16000
 FRAME = 512
@@ -150,18 +147,8 @@ def test_segmentation_frames_become_spans_in_seconds() -> None:
 
 def turns_of(name: str, recover: bool) -> tuple[list[tuple[str, float, float]], list]:
     from app.events import Turn
-    from app.settings import SpeechSettings
-    from app.speech.audio import FileSource
-    from app.speech.worker import SpeechTuning, SpeechWorker
 
-    wav, reference = clip_reference(name, shared_path("data/audio_diarization"))
-    settings = replace(SpeechSettings(), recover_missed_speech=recover)
-    worker = SpeechWorker(
-        FileSource(wav), settings, transcriber=VoicedWords(), tuning=SpeechTuning(partials=False)
-    )
-    events: list[object] = []
-    worker.subscribe(events.append)
-    worker.run()
+    reference, events = worker_events(name, recover_missed_speech=recover)
     return reference, [e for e in events if isinstance(e, Turn)]
 
 
