@@ -38,6 +38,7 @@ from app.events import (
     ReceiptStatus,
     Turn,
 )
+from app.language.address import text_wake
 from app.language.stems import ROOT_LETTERS
 from app.language.talk import (
     Talk,
@@ -63,6 +64,7 @@ class Screened(StrEnum):
 
     NOTHING_TO_CHECK = "monitor: skipped (screened: nothing to check)"
     OFF_DOCUMENT = "off_document: no content word of the turn is the document's"
+    ADDRESSED = "addressed to the agent: the direct path answers it"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +221,12 @@ class Backbone:
         latency: dict[str, float] = {}
         self.transcript.append(index, turn.speaker, turn.text, unsure=turn.unsure)
         self.ledger.forget(index)
+        if text_wake(turn.text) is not None:
+            # Live, every turn reaches the backbone, one that calls Jarvis by name too: the
+            # floor sends its question down the direct path, a permission or a request to
+            # be quiet is the floor's. Judged as talk, it cost a monitor call after the
+            # answer and opened a gap claim on the question just answered.
+            return Decision(index, "silent", Screened.ADDRESSED)
         open_before = self.ledger.open_claims()
         started = time.perf_counter()
         extra = [s for c in open_before for s in sorted(c.sids)][:2]
@@ -306,8 +314,12 @@ class Backbone:
         self._generation += 1
         generation, seq = self._generation, itertools.count()
         context = self.transcript.recent(self.settings.ledger.direct_context_turns)
+        if context and (context[-1].speaker, context[-1].text) == (question.speaker,
+                                                                   question.text):
+            context = context[:-1]  # live, the question's own turn was admitted already
+        else:
+            self.transcript.append(index, question.speaker, question.text)
         previous = context[-1].text if context else ""
-        self.transcript.append(index, question.speaker, question.text)
         candidates = self.proposer.for_question(index, question.text, previous)
         utterance = self.settings.utterance
         answer = direct_stage.quote_answer(

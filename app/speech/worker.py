@@ -38,6 +38,7 @@ from app.events import (
     Turn,
     WakeEvent,
 )
+from app.language.address import mentions_only, text_wake
 from app.settings import SpeechSettings
 from app.speech.asr import LocalAgreement, Word, join_words
 from app.speech.audio import AudioBlock, AudioDeviceError, AudioSource
@@ -52,7 +53,7 @@ from app.speech.recovery import MissedSpeech, Stretch
 from app.speech.segmentation import speech_spans
 from app.speech.turns import TurnAction, TurnStep, TurnTracker
 from app.speech.vad import SileroVad, VadSegmenter, rms
-from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector, mentions_only, text_wake
+from app.speech.wake import WakeHit, WakeRetracted, WakeWordDetector
 
 log = logging.getLogger(__name__)
 

@@ -302,6 +302,24 @@ def test_direct_answer_streams_the_text_and_cites(document):
     assert iv.text.startswith("It is 37M unique paper nodes. You'll find this on page 4")
 
 
+@pytest.mark.parametrize("text", ["Hey Jarvis, how many paper nodes are left?",
+                                  "Jarvis, go ahead."])
+def test_a_turn_addressed_to_jarvis_is_for_the_direct_path_not_the_monitor(document, text):
+    """Live, the floor sends the question down the direct path; the turn joins the
+    transcript once, and the monitor never judges it."""
+    answer = {"action": "answer", "text": "It is 37M unique paper nodes.", "quote_sids": [2]}
+    llm = ScriptedLLM([answer])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(4, "The labeling succeeds for most documents."))
+    decision = bb.on_turn(turn(5, text, "S2"))
+    assert decision.reason == Screened.ADDRESSED and bb.ledger.claims == {}
+    bb.answer_direct(turn(5, text, "S2"))
+    assert [(line.index, line.text) for line in bb.transcript.lines] == [
+        (4, "The labeling succeeds for most documents."), (5, text)]
+    assert llm.stages() == ["direct"]
+    assert "[Turn 4] S1: The labeling succeeds" in llm.requests[0].user
+
+
 def test_direct_answer_without_citation_abstains_with_the_fixed_text(document):
     llm = ScriptedLLM([{"action": "answer", "text": "About a minute.", "quote_sids": []}])
     iv = make(document, llm).answer_direct(turn(5, "How long does one PDF take?"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.speech.wake import mentions_only, text_wake
+from app.language.address import mentions_only, text_wake
 from tests.conftest import shared_path
 from tests.speech import synth
 
