@@ -57,6 +57,7 @@ MONITOR_SENTENCES = 3  # retrieved sentences shown to the monitor (detector hits
 MAX_SENTENCE_WORDS = 45  # long table rows and run-ons are cut in focused prompts
 MAX_OPEN_QUESTIONS = 8  # remembered open-question proposals (the latest ones)
 SCREENED_MEMORY = 12  # turns: longer than a claim stays open without a mention
+REPLY_TURNS = 2  # turns after a question read as its reply (endpointing may cut one in two)
 
 
 class Screened(StrEnum):
@@ -509,24 +510,29 @@ class Backbone:
                      and c.last_counted < index), None)
 
     def _left_unanswered(self) -> Claim | None:
-        """A question the monitor judged a missing fact whose very next turn said "I don't
-        know" or moved on, every turn since screened: the room has left it open, and that
-        counts toward it as a second report would (a detector's confirmation is not needed:
-        the reply itself says nobody has the fact). The answer checks still decide whether
-        the document answers it. (Live, the reply is often screened before the question's
-        verdict comes; the next screened turn then counts it.)"""
+        """A question the monitor judged a missing fact whose reply said "I don't know" or
+        moved on, every turn since screened: the room has left it open, and that counts
+        toward it as a second report would (a detector's confirmation is not needed: the
+        reply itself says nobody has the fact). The answer checks still decide whether the
+        document answers it. (Live, the reply is often screened before the question's
+        verdict comes; the next screened turn then counts it.) The reply is the first
+        ``REPLY_TURNS`` turns after the question, less the asker's own asking lines right
+        after it: live, endpointing cuts one question ("How many were there?" / "Do they
+        say?") or one reply ("I'd have to check, I don't" / "remember") into turns."""
         ledger = self.settings.ledger
         if not (ledger.deference and ledger.count_unanswered):
             return None
-        spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
-                  if not line.agent]
+        spoken = [line for line in self.transcript.recent(SCREENED_MEMORY) if not line.agent]
         for claim in self.ledger.open_claims():
             if not (claim.status is Status.MISSING and 0 < claim.persistence < ledger.tau
                     and claim.spoken_turn is None and not claim.exhausted):
                 continue
-            since = [i for i in spoken if i > claim.last_counted]
-            if (since and claim.last_counted in spoken and since[0] in self._gave_up
-                    and all(i in self._screened for i in since)):
+            asked = next((line for line in spoken if line.index == claim.last_counted), None)
+            since = [line for line in spoken if line.index > claim.last_counted]
+            if asked is None or not since or not all(
+                    line.index in self._screened for line in since):
+                continue
+            if any(line.index in self._gave_up for line in _reply(asked.speaker, since)):
                 return claim
         return None
 
@@ -761,6 +767,16 @@ class Backbone:
         index = turn.index if turn.index >= 0 else self._next_index
         self._next_index = max(self._next_index, index + 1)
         return index
+
+
+def _reply(asker: str, since: Sequence[Line]) -> list[Line]:
+    """The turns that reply to a question ``asker`` asked: those after it, less the
+    asker's own asking lines right after it (one question cut into turns), at most
+    ``REPLY_TURNS``."""
+    rest = list(since)
+    while rest and rest[0].speaker == asker and contains_question(rest[0].text):
+        rest.pop(0)
+    return rest[:REPLY_TURNS]
 
 
 def gives_up(text: str) -> bool:

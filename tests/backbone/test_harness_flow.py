@@ -451,6 +451,40 @@ def test_a_reply_giving_up_before_the_questions_verdict_came_counts_with_it(docu
     assert llm.stages() == ["monitor", "generate"]
 
 
+# The monitor's value lets the guard see that the turns after the question fix nothing.
+MODEL_KIND = dict(OPTIMISER, claim="the kind of model trained",
+                  predicted_answer="a two-layer bidirectional LSTM")
+
+
+@pytest.mark.parametrize(("going_on", "reply"), [
+    # Endpointing cut the asker's question in two: its second half is no reply.
+    ([("S1", "Any idea?")], ["No idea, honestly."]),
+    # ... or cut the reply in two, the giving up in its second turn.
+    ([], ["Hm, I'd have to check, I", "can't say. Let's keep going."]),
+])
+def test_a_question_left_open_in_turns_cut_by_endpointing(document, going_on, reply):
+    llm = ScriptedLLM([MODEL_KIND, SPEAK_MODEL])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    bb.on_turn(turn(0, "What kind of bidirectional LSTM model do they train?"))
+    lines = [*going_on, *(("S2", text) for text in reply)]
+    decisions = [bb.on_turn(turn(i, text, speaker)) for i, (speaker, text)
+                 in enumerate(lines, start=1)]
+    assert [d.action for d in decisions] == ["silent"] * (len(lines) - 1) + ["speak"]
+    assert decisions[-1].reason.endswith(f"(turn {len(lines)} let C1 stand)")
+    assert llm.stages() == ["monitor", "generate"]
+
+
+def test_a_give_up_two_replies_late_leaves_nothing_open(document):
+    """Only the reply counts, not a later turn that gives up on something else."""
+    llm = ScriptedLLM([MODEL_KIND])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    bb.on_turn(turn(0, "What kind of bidirectional LSTM model do they train?"))
+    for i, text in enumerate(["Let's grab lunch after this.", "Noon works for me.",
+                              "No idea, honestly."], start=1):
+        assert bb.on_turn(turn(i, text, "S2")).action == "silent"
+    assert bb.ledger.claims[1].persistence == 1 and llm.stages() == ["monitor"]
+
+
 @pytest.mark.parametrize("reply", [
     "Let's grab lunch after this.",  # small talk: no sign the question was heard
     "No idea, do you know?",  # a question back keeps the question going
