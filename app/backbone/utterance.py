@@ -314,15 +314,21 @@ def _lower_first(text: str) -> str:
 
 
 def _end(text: str) -> str:
+    """The text with a final stop; one inside a closing quote or bracket counts."""
     text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
+    return text if text.rstrip(_CLOSING).endswith((".", "!", "?")) else text + "."
+
+
+_CLOSING = "\"'”’)»]"
 
 
 def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceStyle,
              preface: bool = True) -> str:
     """Topic preface, the text, and the page hint of the first cited sentence."""
     body = _end(spoken_numbers(clean_text(text)))
-    topic = " ".join(_topic_case(word) for word in clean_text(topic).strip(" .,").split())
+    # A label the model wrote as an identifier ("annotation_curricula") is said as words.
+    words = clean_text(topic).replace("_", " ").strip(" .,").split()
+    topic = " ".join(_topic_case(word) for word in words)
     if preface and topic:
         body = f"About {topic}, {_lower_first(body)}"
     if citation is None or style is UtteranceStyle.OFF:

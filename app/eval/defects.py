@@ -10,7 +10,8 @@ and the text of the cited page (the document index's sentences on that page):
   its clauses (a word of the cited sentence, not , ; : a dash or a bracket, runs on there);
 - ``placeholder``: text of the prompt or the schema said aloud: an angle-bracket or brace
   placeholder, a prompt label ("document value:", "the finding in a few words"), a JSON key
-  of the model's schemas, a leftover sentence ID;
+  of the model's schemas, a leftover sentence ID, a topic said as an identifier ("About
+  annotation_curricula,");
 - ``search_phrase_not_on_page``: the phrase of "search for '...'" is not on the cited page,
   comparing with whitespace, hyphenation at line ends and the space before % normalised;
 - ``no_verb``: a sentence of three words or more, in Latin script, with no word that looks
@@ -23,7 +24,9 @@ and the text of the cited page (the document index's sentences on that page):
   participants' one ("the document says NumPy, not SciPy.": it says what replaces what);
 - ``spliced_clause``: a whole sentence glued after a reporting verb, its capital kept
   ("the document says There are ...");
-- ``repeated``: a sentence that says a run of six words twice (a reply caught in a loop).
+- ``repeated``: a sentence that says a run of six words twice (a reply caught in a loop);
+- ``doubled_stop``: a sentence that ends twice: a stop, a closing quote or bracket, and
+  another stop ("... approaches.'."), or two periods that are not an ellipsis.
 
 A sentence led by "the document says" (with a topic preface or "Actually," before it) is
 also checked without its lead: what follows must not be a clipped piece of a cited one.
@@ -53,6 +56,7 @@ class DefectKind(StrEnum):
     SPLICED_VALUE = "spliced_value"
     SPLICED_CLAUSE = "spliced_clause"
     REPEATED = "repeated"
+    DOUBLED_STOP = "doubled_stop"
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ _GLUED = re.compile(rf"\b(?:says|said|reports|states|shows|mentions|notes|that) 
 _OPENING_QUOTES = "\"'“‘(«["
 
 _PLACEHOLDER = re.compile(r"<[^<>]{1,60}>|\{[^{}]{0,40}\}|\[S?\d+\]|\bS\d+\b")
+_IDENTIFIER_TOPIC = re.compile(r"^About [^,]*?\b(\w+_\w+)")
+_DOUBLED_STOP = re.compile(r"[.!?][\"'”’)\]»]+\.|(?<![.])\w\.\.(?!\.)")
 
 _LINK_WORDS = frozenset(
     """is are was were be been being am has have had of to at by in on from than about around
@@ -122,13 +128,19 @@ def spoken_sentences(body: str) -> list[str]:
 def sentence_defects(sentence: str, cited: Sequence[str] = ()) -> list[Defect]:
     core = _QUOTE_LEAD.sub("", sentence).strip()
     checks = (_fragment(core, cited), _placeholder(sentence), _no_verb(core),
-              _spliced(core, cited), _reported(core, cited), _repeated(core))  # fmt: skip
+              _spliced(core, cited), _reported(core, cited), _repeated(core),
+              _doubled_stop(sentence))  # fmt: skip
     return [Defect(kind, sentence, why) for kind, why in checks if kind is not None]
 
 
 def _repeated(sentence: str) -> Check:
     run = repeated_run(sentence)
     return (DefectKind.REPEATED, f"says {run!r} twice") if run else _NONE
+
+
+def _doubled_stop(sentence: str) -> Check:
+    match = _DOUBLED_STOP.search(sentence)
+    return (DefectKind.DOUBLED_STOP, f"'{match.group(0)}'") if match else _NONE
 
 
 def _reported(sentence: str, cited: Sequence[str]) -> Check:
@@ -187,6 +199,9 @@ def _placeholder(sentence: str) -> Check:
         return DefectKind.PLACEHOLDER, f"schema key '{key}'"
     if re.search(r'"\w+"\s*:', sentence):
         return DefectKind.PLACEHOLDER, "JSON text"
+    topic = _IDENTIFIER_TOPIC.match(sentence)
+    if topic is not None:
+        return DefectKind.PLACEHOLDER, f"topic said as an identifier '{topic.group(1)}'"
     return _NONE
 
 

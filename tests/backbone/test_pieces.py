@@ -137,9 +137,16 @@ def test_spoken_form_styles(style, expected):
     ("HIV-1 vaccine trials", "About HIV-1 vaccine trials, "),
     ("online A/B test", "About online A/B test, "),
     ("NumPy arrays", "About NumPy arrays, "),
+    ("annotation_curricula", "About annotation curricula, "),
 ])
 def test_a_topic_is_said_in_lower_case_but_its_acronyms_keep_their_capitals(topic, said):
     assert assemble(topic, "It is small.", None, UtteranceStyle.OFF).startswith(said)
+
+
+@pytest.mark.parametrize("text", ["It says 'they kept the diet.'", "It is (as they said.)",
+                                  "It is small."])
+def test_a_stop_inside_a_closing_quote_or_bracket_ends_the_text(text):
+    assert assemble("", text, None, UtteranceStyle.OFF) == text
 
 
 def test_text_is_cleaned_and_limited():

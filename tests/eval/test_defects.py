@@ -86,7 +86,18 @@ def test_placeholder_text_from_the_prompt_or_schema() -> None:
     assert kinds("The trial lasted <the duration>.") == ["placeholder"]
     assert "quote_sids" in schema_keys()
     assert kinds("The quote_sids are missing.") == ["placeholder"]
+    assert kinds("About spring_trial, the team kept the diet.") == ["placeholder"]
+    assert kinds("About the spring trial, the team kept the diet.") == []
     assert kinds("The trial lasted a year.") == []
+
+
+def test_a_sentence_that_ends_twice() -> None:
+    assert kinds("The team wrote 'the diet worked.'.") == ["doubled_stop"]
+    assert kinds("The team kept the diet (all of them.).") == ["doubled_stop"]
+    assert kinds("The team kept the diet..") == ["doubled_stop"]
+    assert kinds("The team wrote 'the diet worked.'") == []
+    assert kinds("The team kept the diet...") == []
+    assert kinds("The team kept the diet (all of them).") == []
 
 
 def test_search_phrase_must_be_on_the_cited_page() -> None:
@@ -166,7 +177,7 @@ def test_replay_report_counts_defects_and_shows_what_was_said(tmp_path: Path) ->
 def test_defect_kinds_are_a_closed_set() -> None:
     assert {k.value for k in DefectKind} == {
         "fragment", "placeholder", "search_phrase_not_on_page", "no_verb", "spliced_value",
-        "spliced_clause", "repeated"}
+        "spliced_clause", "repeated", "doubled_stop"}
 
 
 def _record(rid: str, text: str, sids: tuple[int, ...], quote: str = "") -> QARecord:
