@@ -39,6 +39,7 @@ class Talk(StrEnum):
     SETS_ASIDE = "sets_aside"  # the lead of a value named only to reject it: "not", "rather than"
     ABSTENTION = "abstention"  # "the document does not say", "not in the paper"
     ADDRESS = "address"  # the agent called by name: "hey Jarvis,"
+    YES_NO_QUESTION = "yes_no_question"  # an auxiliary before its subject: "do they say ..."
 
 
 _I = re.IGNORECASE
@@ -150,6 +151,14 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
         r"|\b(?:gives?|provides?|states?|reports?|mentions?|lists?|offers?) no\b"
         r"|(?:different|another) (?:paper|document|study|article)"
         r"|no (?:mention|information|data|details?|figure|number) (?:of|on|about|for|in)", _I),
+    # A sentence that opens with an auxiliary before its subject asks a yes/no question
+    # ("Do they say how long it takes.", "Yeah. Is it possible ..."), whether or not the
+    # recognizer wrote the question mark.
+    Talk.YES_NO_QUESTION: re.compile(
+        rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
+        r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)(?:n'?t)?"
+        r"\s+(?:i|you|we|they|he|she|it|there|anyone|anybody|someone|somebody|everyone|"
+        r"everybody|this|that|these|those)\b", _I),
     Talk.ADDRESS: re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT_NAME}\b[,.!?]*", _I),
 }
 
@@ -172,24 +181,35 @@ def says(kind: Talk, text: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    """A question by punctuation, or by an opening question word when ASR drops the mark."""
+    """A question by punctuation, or, when ASR drops the mark, by an opening question word
+    or an auxiliary before its subject ("did they ...")."""
     stripped = text.strip()
     if stripped.endswith("?"):
         return True
     first = words(stripped)[:1]
-    return bool(first) and first[0] in QUESTION_WORDS - {"many", "much"}
+    if first and first[0] in QUESTION_WORDS - {"many", "much"}:
+        return True
+    return says(Talk.YES_NO_QUESTION, stripped)
 
 
 def contains_question(text: str) -> bool:
-    """Some sentence of the turn asks: "How many were there? I forget." counts."""
-    return is_question(text) or re.search(r"\w[\w'\")]*\s*\?", text) is not None
+    """Some sentence of the turn asks: "How many were there? I forget." counts, and so
+    does "Good point. Do they say why." without its mark."""
+    return (is_question(text) or re.search(r"\w[\w'\")]*\s*\?", text) is not None
+            or bool(_yes_no_sentences(text)))
+
+
+def _yes_no_sentences(text: str) -> list[str]:
+    return [p for p in sentences(text) if says(Talk.YES_NO_QUESTION, p)]
 
 
 def asks_about_document(text: str) -> bool:
     """Some question in the turn asks for something, not for the room's attention."""
     parts = [p for p in sentences(text) if p.endswith("?")]
     if not parts:
-        return is_question(text) and not says(Talk.QUESTION_TO_ROOM, text)
+        if is_question(text):
+            return not says(Talk.QUESTION_TO_ROOM, text)
+        parts = _yes_no_sentences(text)
     # "What was it called?" asks about the sentence before it.
     asking = any(not says(Talk.QUESTION_TO_ROOM, p) and not says(Talk.ROOM_CHECK, p)
                  and not says(Talk.CHECK_ON_LISTENER, p) for p in parts)

@@ -8,10 +8,12 @@ from app.language.talk import (
     PHRASES,
     Talk,
     asks_about_document,
+    contains_question,
     counted_in_question,
     find,
     instructs_listeners,
     is_abstention,
+    is_question,
     rejected,
     says,
     set_aside,
@@ -70,6 +72,11 @@ CASES: list[tuple[Talk, list[str], list[str]]] = [
      ["The document doesn't say how long it took.", "That isn't covered in the report.",
       "There's no mention of a budget in this paper."],
      ["The document says it took a year.", "It was covered by the report."]),
+    (Talk.YES_NO_QUESTION,
+     ["Do they say how long it took.", "Okay, is there a limit on the size.",
+      "Yeah, did anyone check the budget", "Didn't they list the sites.", "Were those paid."],
+     ["They do say how long it took.", "The board did check it.", "It is there.",
+      "Is the budget ready by June.", "Do the sums again."]),
 ]
 
 
@@ -100,10 +107,30 @@ def test_curly_apostrophes_read_as_straight() -> None:
         ("Everyone read the minutes?", False),
         ("Any questions?", False),
         ("So what?", False),  # asks nothing: no content word
+        # the recognizer dropped the marks
+        ("Back to the pilot for a second. Do they say how long it ran.", True),
+        ("Okay, can we stop here for today.", False),
+        ("The pilot ran for a year. They say so.", False),
     ],
 )
 def test_questions_about_the_document(turn: str, about: bool) -> None:
     assert asks_about_document(turn) is about
+
+
+@pytest.mark.parametrize(
+    ("turn", "opens", "contains"),
+    [
+        ("How many buses run at night", True, True),
+        ("Did they count the night buses.", True, True),
+        ("Good point. Did they count the night buses.", False, True),
+        ("The night buses, how many run? I forget.", False, True),
+        ("They counted the night buses. It took a week.", False, False),
+        ("Good point. Which is why they counted them.", False, False),
+    ],
+)
+def test_a_question_without_its_mark(turn: str, opens: bool, contains: bool) -> None:
+    assert is_question(turn) is opens
+    assert contains_question(turn) is contains
 
 
 def test_which_names_what_is_asked_for() -> None:
