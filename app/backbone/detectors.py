@@ -23,6 +23,7 @@ from app.language.sentences import sentences
 from app.language.stems import root
 from app.language.talk import (
     Talk,
+    asking_sentences,
     asks_about_document,
     contains_question,
     counted_in_question,
@@ -475,7 +476,7 @@ def answer_sentence(
     qwords = set(content_tokens(asked))
     wants_quantity = says(Talk.ASKS_QUANTITY, asked)
     wants_date = asked_for(asked) is Asked.DATE
-    if negated(" ".join(q for q in sentences(asked) if q.endswith("?"))):
+    if negated(" ".join(asking_sentences(asked))):
         # "Which domains doesn't it cover?" is answered by what it lacks, not what it covers.
         pool = [s for s in pool if negated(s.text)]
     listed = _list_answer(asked, pool)
@@ -523,7 +524,8 @@ def question_point(turn: str, min_words: int = 8) -> str:
     """The question as the claim's text, with the sentence before it when it is short
     ("What was it called?" needs what "it" is)."""
     parts = sentences(turn)
-    last = max((i for i, p in enumerate(parts) if p.endswith("?")), default=len(parts) - 1)
+    asking = asking_sentences(turn)
+    last = max((i for i, p in enumerate(parts) if p in asking), default=len(parts) - 1)
     first = last
     while first > 0 and len(" ".join(parts[first:last + 1]).split()) < min_words:
         first -= 1

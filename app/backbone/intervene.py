@@ -45,8 +45,12 @@ from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
 from app.language.numbers import quantities
-from app.language.sentences import sentences
-from app.language.talk import asks_about_document, counted_in_question, set_aside
+from app.language.talk import (
+    asking_sentences,
+    asks_about_document,
+    counted_in_question,
+    set_aside,
+)
 from app.language.values import value_present
 from app.language.words import content_tokens, is_number_token
 from app.settings import AnswerCheck, Settings, UtteranceSettings
@@ -471,7 +475,7 @@ def _question(draft: Draft) -> str:
     else:
         asking = [t for t in draft.raised if asks_about_document(t)]
         asked = question_point(asking[-1]) if asking else ""
-    asking_only = " ".join(s for s in sentences(asked) if s.endswith("?"))
+    asking_only = " ".join(asking_sentences(asked))
     return asking_only if asked_words(asking_only) else asked
 
 

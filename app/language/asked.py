@@ -15,8 +15,7 @@ import re
 from enum import StrEnum
 
 from app.language.numbers import quantities, word_numbers_to_digits
-from app.language.sentences import sentences
-from app.language.talk import without_address
+from app.language.talk import asking_sentences, without_address
 
 _I = re.IGNORECASE
 
@@ -75,7 +74,7 @@ _SHARE_WORDS = re.compile(
 def asked_for(question: str) -> Asked:
     """The kind of value the question sentences of ``question`` ask for ("When did it
     happen? Do they give the date?" asks for a date)."""
-    asks = [p for p in sentences(question) if p.rstrip().endswith("?")] or [question]
+    asks = asking_sentences(question) or [question]
     texts = [without_address(p).replace("\u2019", "'") for p in asks]
     if any(_ASKS_DATE.search(t) for t in texts):
         return Asked.DATE

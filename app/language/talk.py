@@ -40,6 +40,7 @@ class Talk(StrEnum):
     ABSTENTION = "abstention"  # "the document does not say", "not in the paper"
     ADDRESS = "address"  # the agent called by name: "hey Jarvis,"
     YES_NO_QUESTION = "yes_no_question"  # an auxiliary before its subject: "do they say ..."
+    WH_QUESTION = "wh_question"  # a question word and its verb: "how many ...", "what did ..."
 
 
 _I = re.IGNORECASE
@@ -47,6 +48,8 @@ _I = re.IGNORECASE
 # Word classes the patterns are made of.
 _DISCOURSE = r"(?:so|okay|ok|and|but|well|oh|hey|alright|right|now)"
 _MODAL = r"(?:can|could|may|shall|should|would|will|do|did|are|have|want)"
+# The auxiliaries a question opens with ("did they ...", "how many were ...").
+_AUXILIARY = r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)"
 _COGNITION = r"(?:remember|recall|know|see|find|catch|get|note|think)"
 # Asking to be told something: "could you tell me what X is?" asks about it, as "do you
 # know" does.
@@ -156,9 +159,16 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
     # recognizer wrote the question mark.
     Talk.YES_NO_QUESTION: re.compile(
         rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
-        r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)(?:n'?t)?"
+        rf"{_AUXILIARY}(?:n'?t)?"
         r"\s+(?:i|you|we|they|he|she|it|there|anyone|anybody|someone|somebody|everyone|"
         r"everybody|this|that|these|those)\b", _I),
+    # A sentence that opens with an interrogative and the verb or measure it asks with
+    # ("How many were there.", "So what did they use."); "which ...", "when ...", "what I
+    # mean ..." open relative and adverbial clauses as often, so they need the mark.
+    Talk.WH_QUESTION: re.compile(
+        rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
+        rf"(?:how\s+(?:many|much|long|often|big|large|old|far|{_AUXILIARY})|"
+        rf"(?:what|who)\s+{_AUXILIARY})\b", _I),
     Talk.ADDRESS: re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT_NAME}\b[,.!?]*", _I),
 }
 
@@ -196,20 +206,28 @@ def contains_question(text: str) -> bool:
     """Some sentence of the turn asks: "How many were there? I forget." counts, and so
     does "Good point. Do they say why." without its mark."""
     return (is_question(text) or re.search(r"\w[\w'\")]*\s*\?", text) is not None
-            or bool(_yes_no_sentences(text)))
+            or any(_opens_question(p) for p in sentences(text)))
 
 
-def _yes_no_sentences(text: str) -> list[str]:
-    return [p for p in sentences(text) if says(Talk.YES_NO_QUESTION, p)]
+def _opens_question(sentence: str) -> bool:
+    return says(Talk.YES_NO_QUESTION, sentence) or says(Talk.WH_QUESTION, sentence)
+
+
+def asking_sentences(text: str) -> list[str]:
+    """The sentences of a turn that ask: those with a question mark; where it has none
+    (the recognizer drops them), those that open as a question ("How many were there."),
+    never the remark after it ("... Because the sample was small.")."""
+    parts = sentences(text)
+    marked = [p for p in parts if p.endswith("?")]
+    return marked or [p for n, p in enumerate(parts)
+                      if _opens_question(p) or (n == 0 and is_question(p))]
 
 
 def asks_about_document(text: str) -> bool:
     """Some question in the turn asks for something, not for the room's attention."""
-    parts = [p for p in sentences(text) if p.endswith("?")]
+    parts = asking_sentences(text)
     if not parts:
-        if is_question(text):
-            return not says(Talk.QUESTION_TO_ROOM, text)
-        parts = _yes_no_sentences(text)
+        return False
     # "What was it called?" asks about the sentence before it.
     asking = any(not says(Talk.QUESTION_TO_ROOM, p) and not says(Talk.ROOM_CHECK, p)
                  and not says(Talk.CHECK_ON_LISTENER, p) for p in parts)

@@ -215,6 +215,14 @@ def test_question_key_is_the_same_for_the_asking_turn_however_the_claim_is_worde
     assert question_key(asked) != question_key("What GPU did they train on?")
 
 
+def test_the_question_of_a_turn_whose_marks_the_recognizer_dropped():
+    from app.backbone.detectors import question_point
+
+    heard = ("And the online test. How many clicks was that based on. Because a big lift on "
+             "a small sample means little.")
+    assert question_point(heard) == "And the online test. How many clicks was that based on."
+
+
 def test_adoption_of_a_wrong_number_carries_the_proposal(doc, facts):
     from app.backbone.detectors import carried
 

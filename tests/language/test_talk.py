@@ -7,6 +7,7 @@ import pytest
 from app.language.talk import (
     PHRASES,
     Talk,
+    asking_sentences,
     asks_about_document,
     contains_question,
     counted_in_question,
@@ -77,6 +78,11 @@ CASES: list[tuple[Talk, list[str], list[str]]] = [
       "Yeah, did anyone check the budget", "Didn't they list the sites.", "Were those paid."],
      ["They do say how long it took.", "The board did check it.", "It is there.",
       "Is the budget ready by June.", "Do the sums again."]),
+    (Talk.WH_QUESTION,
+     ["How many sites were there.", "So how long did it run", "And what did they use.",
+      "Okay, who was in charge."],
+     ["What I mean is the total.", "Which is why they stopped.", "When they met, it rained.",
+      "And how it works, I don't know."]),
 ]
 
 
@@ -126,11 +132,27 @@ def test_questions_about_the_document(turn: str, about: bool) -> None:
         ("The night buses, how many run? I forget.", False, True),
         ("They counted the night buses. It took a week.", False, False),
         ("Good point. Which is why they counted them.", False, False),
+        ("Good point. How many night buses were there.", False, True),
     ],
 )
 def test_a_question_without_its_mark(turn: str, opens: bool, contains: bool) -> None:
     assert is_question(turn) is opens
     assert contains_question(turn) is contains
+
+
+@pytest.mark.parametrize(
+    ("turn", "asking"),
+    [
+        ("The pilot ran. How long was it? It felt long.", ["How long was it?"]),
+        ("The pilot ran. How long was it. It felt long.", ["How long was it."]),
+        ("The pilot ran. Did they say how long. It felt long.", ["Did they say how long."]),
+        ("How long was it. Was it a year?", ["Was it a year?"]),  # a mark where there is one
+        ("The pilot ran for a year. It felt long.", []),
+        ("The pilot ran. Which is why it felt long.", []),
+    ],
+)
+def test_the_sentences_of_a_turn_that_ask(turn: str, asking: list[str]) -> None:
+    assert asking_sentences(turn) == asking
 
 
 def test_which_names_what_is_asked_for() -> None:
