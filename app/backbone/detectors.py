@@ -186,25 +186,28 @@ def _plain_shared(a: str, b: str) -> set[str]:
     return {t for t in _shared(a, b) if not t[0].isdigit()}
 
 
-def asked_words(question: str) -> set[str]:
+def asked_words(question: str, unsure: Collection[str] = ()) -> set[str]:
     """The content words of what a question asks for (roots); the words that frame the
-    asking ("do they give a number?") are not what it asks for."""
-    return _roots(question) - _FRAME_ROOTS
+    asking ("do they give a number?") are not what it asks for, nor the words the
+    recognizer was unsure of (``unsure``): a misheard word names nothing the document
+    could hold."""
+    return _roots(question) - _FRAME_ROOTS - _roots(" ".join(unsure))
 
 
-def coverage(question: str, sentence: str) -> float:
+def coverage(question: str, sentence: str, unsure: Collection[str] = ()) -> float:
     """The share of the question's content words the sentence holds (0-1): a sentence
     that answers "how many surface proteins are on the virus?" names the proteins."""
-    asked = asked_words(question)
+    asked = asked_words(question, unsure)
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
 
 
 def covers(question: str, sentence: SentenceLike, facts: DocumentFacts,
-           min_coverage: float) -> bool:
+           min_coverage: float, unsure: Collection[str] = ()) -> bool:
     """The sentence is about what the question asks: it holds ``min_coverage`` of the
-    question's content words, or states a quantity of the very thing a "how many"
-    question counts ("how many nodes did the team keep?" - "37M unique paper nodes")."""
-    if coverage(question, sentence.text) >= min_coverage:
+    question's content words (those heard clearly, ``unsure`` aside), or states a
+    quantity of the very thing a "how many" question counts ("how many nodes did the
+    team keep?" - "37M unique paper nodes")."""
+    if coverage(question, sentence.text, unsure) >= min_coverage:
         return True
     counted = counted_in_question(question)
     return bool(counted) and any(q.nouns & counted

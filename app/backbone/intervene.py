@@ -87,6 +87,7 @@ class Draft:
     checked: bool = False  # the claim's value sits verbatim in a given sentence
     made: Generated | None = None  # the parsed, checked generation
     raised: tuple[str, ...] = ()  # the turns that raised the claim (their values may be named)
+    unsure: tuple[str, ...] = ()  # the words of those turns the recognizer was unsure of
     text: str = ""  # the utterance as said
     cites: tuple[Citation, ...] = ()
 
@@ -185,10 +186,12 @@ class Intervener:
         one the detector found an answer sentence for and the monitor confirmed, whose
         answer then goes first and must be given (the 1.5B abstained on dates and lists)."""
         claim, index = draft.claim, draft.index
-        raised = [ln.text for ln in self.transcript.by_index({*claim.raised_turns, index})]
+        lines = self.transcript.by_index({*claim.raised_turns, index})
+        raised = [ln.text for ln in lines]
         ranked = self._ranked(claim, index)
         if draft.intent == Intent.NOT_IN_DOCUMENT:
             return dataclasses.replace(draft, raised=tuple(raised), ranked=tuple(ranked))
+        draft = dataclasses.replace(draft, unsure=tuple(w for ln in lines for w in ln.unsure))
         n = GENERATION_SENTENCES
         sids = ranked[:n] or self.turn_sids.get(index, [])[:n]
         asked = self.asked.get(claim.key) if draft.intent == Intent.MISSING else None
@@ -458,9 +461,9 @@ class Covers:
             return draft
         stages, need = self.stages, self.stages.settings.utterance.gap_min_coverage
         found = [stages.document.get(s) for s in sids]
-        if any(covers(question, s, stages.facts, need) for s in found):
+        if any(covers(question, s, stages.facts, need, draft.unsure) for s in found):
             return draft
-        best = max((coverage(question, s.text) for s in found), default=0.0)
+        best = max((coverage(question, s.text, draft.unsure) for s in found), default=0.0)
         return Silence(f"answer check: the {which} sentences hold {best:.0%} of the "
                        f"question's words", Effect.ROLLBACK)
 

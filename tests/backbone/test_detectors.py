@@ -215,6 +215,17 @@ def test_question_key_is_the_same_for_the_asking_turn_however_the_claim_is_worde
     assert question_key(asked) != question_key("What GPU did they train on?")
 
 
+def test_words_the_recognizer_was_unsure_of_are_not_what_a_question_asks_for():
+    from app.backbone.detectors import asked_words, coverage
+
+    heard = "How many unique capenodes were left after the merge?"
+    sentence = "After the merge, 46 million unique paper nodes were left."
+    assert coverage(heard, sentence) == 3 / 4  # unique, left, merge of four
+    assert coverage(heard, sentence, unsure=["capenodes"]) == 1.0
+    assert asked_words(heard, unsure=["Capenodes."]) == asked_words(heard) - asked_words(
+        "capenodes")
+
+
 def test_the_question_of_a_turn_whose_marks_the_recognizer_dropped():
     from app.backbone.detectors import question_point
 

@@ -118,6 +118,20 @@ def test_a_missing_fact_is_not_said_from_a_sentence_about_its_topic_only(documen
         assert llm.stages() == ["monitor", "monitor"]
 
 
+@pytest.mark.parametrize(("unsure", "spoken"),
+                         [((), False), (("capestem", "plorp", "drun"), True)])
+def test_words_misheard_in_a_question_do_not_count_against_the_answer(document, unsure,
+                                                                     spoken):
+    """Live, the recognizer garbles words of a question; the ones it was unsure of are
+    not what the coverage check asks the document's sentence to hold."""
+    llm = ScriptedLLM([LAYERS, LAYERS, OFF_TOPIC])
+    bb = make(document, llm, checks=(AnswerCheck.COVERAGE,))
+    heard = "What field is on top of the capestem plorp drun?"
+    bb.on_turn(dataclasses.replace(turn(0, heard), unsure=unsure))
+    decision = bb.on_turn(turn(1, "No idea, honestly.", "S2"))
+    assert (decision.action == "speak") is spoken, decision.reason
+
+
 WHICH_ONE = ("There was a library that splits the pages. Which one was that?", "No idea.")
 NAMED = {"status": "missing_info", "claim": "the library", "answer_sids": [0],
          "predicted_answer": ""}
