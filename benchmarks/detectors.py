@@ -11,6 +11,10 @@ Every conversation runs through the same retrieval and detectors as the harness
   evidence sentence or holds a gold value;
 - misattribution: an absent-finding proposal on the onset turn or the next one;
 - resolved_question / unanswerable: any proposal in the window (false alarms);
+- the answer coverage check (``detectors.covers``, ``UtteranceSettings.gap_min_coverage``)
+  on the first answer sentence of a gap's or an unanswerable question's open-question
+  proposal, at several thresholds: right answer sentences kept, wrong ones kept, and
+  sentences kept for questions the document does not answer;
 - ordinary turns outside every event window: proposals per 100 turns;
 - the self-repair guard's own verdict (``app.backbone.guard``, the rule that closes a
   correction without the model): on a self-correction, does it close the claim at the
@@ -46,7 +50,7 @@ from retrieval_recall import evidence_sids  # noqa: E402
 
 from app.backbone import guard  # noqa: E402
 from app.backbone.context import EvidenceFinder  # noqa: E402
-from app.backbone.detectors import DocumentFacts, Proposal  # noqa: E402
+from app.backbone.detectors import DocumentFacts, Proposal, coverage, covers  # noqa: E402
 from app.backbone.intervene import quoted_open_question  # noqa: E402
 from app.backbone.proposals import BEFORE_LINES, Proposer  # noqa: E402
 from app.backbone.retrieval import default_search  # noqa: E402
@@ -83,7 +87,8 @@ def _hits(found: dict[int, list[Proposal]], turns: range, kinds: set[str]) -> li
 
 
 def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
-                quote: Callable[[Proposal], tuple[int, str] | None] | None = None) -> dict:
+                quote: Callable[[Proposal], tuple[int, str] | None] | None = None,
+                covered: Callable[[Proposal], float] | None = None) -> dict:
     """One event's row; ``quote``: the sentence an open question would be answered with
     by quote (the intervener's rule), or None where the model would write it."""
     onset, row = event.onset_turn, {"id": event.id, "type": event.type}
@@ -99,6 +104,8 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
         hits = _hits(found, range(onset + 1, onset + 3), {"open_question"})
         row |= {"proposed": bool(hits), "detected": any(set(p.sids) & gold for p in hits),
                 "first": any(p.sids[:1] and p.sids[0] in gold for p in hits)}
+        if covered is not None and hits and hits[0].sids:
+            row |= {"coverage": covered(hits[0]), "first_right": hits[0].sids[0] in gold}
         if quote is not None and hits:
             quoted = quote(hits[0])
             row |= {"quoted": quoted is not None, "quoted_right": quoted is not None and (
@@ -109,6 +116,9 @@ def score_event(event: Event, found: dict[int, list[Proposal]], gold: set[int],
     else:  # resolved_question, unanswerable: any proposal is a false alarm
         hits = _hits(found, range(onset, onset + WINDOW + 1), set(Detector))
         row |= {"false_alarm": bool(hits), "detectors": sorted({p.detector for p in hits})}
+        asked = [p for p in hits if p.detector == Detector.OPEN_QUESTION and p.sids]
+        if covered is not None and asked:
+            row["coverage"] = covered(asked[0])
     return row
 
 
@@ -150,6 +160,35 @@ def _quoted(document: Any, facts: DocumentFacts, settings: Settings, proposal: P
     return None if answer is None else (answer.sids[0], answer.text)
 
 
+def _coverage(document: Any, facts: DocumentFacts, proposal: Proposal) -> float:
+    """The highest threshold at which the answer check lets the proposal's first answer
+    sentence through: its share of the question's words, or 1 where it states a quantity
+    of what a "how many" question counts."""
+    sentence = document.get(proposal.sids[0])
+    if covers(proposal.question, sentence, facts, 1.0):
+        return 1.0
+    return round(coverage(proposal.question, sentence.text), 3)
+
+
+COVERAGE_STEPS = (0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def coverage_table(rows: list[dict]) -> dict[str, dict]:
+    """Right and wrong gap answer sentences, and unanswerable questions' sentences, kept
+    by the answer coverage check at each threshold."""
+    right = [r["coverage"] for r in rows if r["type"] == "gap" and "coverage" in r
+             and r["first_right"]]
+    wrong = [r["coverage"] for r in rows if r["type"] == "gap" and "coverage" in r
+             and not r["first_right"]]
+    unanswerable = [r["coverage"] for r in rows if r["type"] == "unanswerable"
+                    and "coverage" in r]
+    return {f"{step:.1f}": {"right kept": sum(c >= step for c in right), "of right": len(right),
+                            "wrong kept": sum(c >= step for c in wrong), "of wrong": len(wrong),
+                            "unanswerable kept": sum(c >= step for c in unanswerable),
+                            "of unanswerable": len(unanswerable)}
+            for step in COVERAGE_STEPS}
+
+
 def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
              ) -> tuple[list[dict], dict[str, int]]:
     settings = Settings()
@@ -167,10 +206,11 @@ def evaluate(dev: Path, only: list[str] | None = None, split: bool = False
                 proposer, [(t.turn, t.speaker, t.text) for t in conversation.turns], split)
             events = [e for e in case.events if e.conversation == conversation.name]
             quote = functools.partial(_quoted, index, facts, settings)
+            covered = functools.partial(_coverage, index, facts)
             texts = {t.turn: t.text for t in conversation.turns if not is_backchannel(t.text)}
             for event in events:
                 row = score_event(event, found, evidence_sids(index, event.evidence)
-                                  if event.evidence else set(), quote)
+                                  if event.evidence else set(), quote, covered)
                 closes = guard_closes(event, texts, settings.ledger.guard_window_turns,
                                       settings.ledger.guard_min_token_share)
                 rows.append(row if closes is None else row | {"guard_closes": closes})
@@ -252,8 +292,16 @@ def main() -> int:
         if (row.get("detected") is False or row.get("false_alarm") or missed_repair
                 or (row["type"] == "wrong" and row.get("guard_closes"))):
             print(f"  {row['id']} ({row['type']}): {row}")
+    steps = coverage_table(rows)
+    print("answer coverage check: threshold, right / wrong gap answer sentences kept, "
+          "unanswerable questions' sentences kept")
+    for step, kept in steps.items():
+        print(f"  {step}: right {kept['right kept']}/{kept['of right']}, wrong "
+              f"{kept['wrong kept']}/{kept['of wrong']}, unanswerable "
+              f"{kept['unanswerable kept']}/{kept['of unanswerable']}")
     report = {"dev": str(args.dev), "split_sentences": args.split_sentences, "summary": table,
-              "events": rows, "seconds": round(time.perf_counter() - started, 1)}
+              "coverage_check": steps, "events": rows,
+              "seconds": round(time.perf_counter() - started, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out} ({report['seconds']} s)")

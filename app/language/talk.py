@@ -48,6 +48,8 @@ _I = re.IGNORECASE
 # Word classes the patterns are made of.
 _DISCOURSE = r"(?:so|okay|ok|and|but|well|oh|hey|alright|right|now)"
 _MODAL = r"(?:can|could|may|shall|should|would|will|do|did|are|have|want)"
+# The start of a sentence, past the discourse words that lead into it ("so", "yeah, ").
+_SENTENCE_OPENING = rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
 # The auxiliaries a question opens with ("did they ...", "how many were ...").
 _AUXILIARY = r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)"
 _COGNITION = r"(?:remember|recall|know|see|find|catch|get|note|think)"
@@ -158,16 +160,14 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
     # ("Do they say how long it takes.", "Yeah. Is it possible ..."), whether or not the
     # recognizer wrote the question mark.
     Talk.YES_NO_QUESTION: re.compile(
-        rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
-        rf"{_AUXILIARY}(?:n'?t)?"
+        rf"{_SENTENCE_OPENING}{_AUXILIARY}(?:n'?t)?"
         r"\s+(?:i|you|we|they|he|she|it|there|anyone|anybody|someone|somebody|everyone|"
         r"everybody|this|that|these|those)\b", _I),
     # A sentence that opens with an interrogative and the verb or measure it asks with
     # ("How many were there.", "So what did they use."); "which ...", "when ...", "what I
     # mean ..." open relative and adverbial clauses as often, so they need the mark.
     Talk.WH_QUESTION: re.compile(
-        rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
-        rf"(?:how\s+(?:many|much|long|often|big|large|old|far|{_AUXILIARY})|"
+        rf"{_SENTENCE_OPENING}(?:how\s+(?:many|much|long|often|big|large|old|far|{_AUXILIARY})|"
         rf"(?:what|who)\s+{_AUXILIARY})\b", _I),
     Talk.ADDRESS: re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT_NAME}\b[,.!?]*", _I),
 }
