@@ -5,6 +5,7 @@ among its lines), and ends with the stage's task."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from app.backbone.transcript import Line
@@ -111,9 +112,15 @@ PROMPT_PHRASES = (
 
 
 def copied_prompt(text: str) -> str | None:
-    """The prompt phrase ``text`` repeats, if any."""
+    """The prompt phrase ``text`` repeats, if any, or an angle-bracket placeholder it
+    copied from an example ("<the facts of [S3]>": no text of ours is said in brackets)."""
     lower = text.lower()
-    return next((p for p in PROMPT_PHRASES if p in lower), None)
+    placeholder = _PLACEHOLDER.search(text)
+    return next((p for p in PROMPT_PHRASES if p in lower),
+                placeholder.group(0) if placeholder else None)
+
+
+_PLACEHOLDER = re.compile(r"<[^<>]{1,80}>")
 
 
 def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],

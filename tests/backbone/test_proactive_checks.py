@@ -219,6 +219,7 @@ def test_a_denial_denies_and_gives_no_value_of_its_own(text, said):
     ("The document doesn't report that; I can't find the finding in a few words anywhere "
      "in it.", "not_in_paper", ()),
     ("Document value: 1,260 pupils.", "correct", (0,)),
+    ("Northfield School has <the facts of [S0]> 1,260 pupils.", "missing", (0,)),
 ])
 def test_a_reply_that_copies_the_prompts_words_is_not_said(text, intent, sids):
     made = checked(text, intent, sids)
