@@ -41,7 +41,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from app.backbone.prompts import PROMPT_PHRASES
+from app.backbone.prompts import copied_prompt
 from app.backbone.utterance import is_clipped, on_page
 from app.language.sentences import brackets_paired, sentences
 from app.language.verbs import looks_verbless
@@ -188,7 +188,7 @@ def _fragment(sentence: str, cited: Sequence[str]) -> Check:
 
 def _placeholder(sentence: str) -> Check:
     lower = sentence.lower()
-    phrase = next((p for p in PROMPT_PHRASES if p in lower), None)
+    phrase = copied_prompt(sentence)  # the generation check's own test
     if phrase is not None:
         return DefectKind.PLACEHOLDER, f"prompt text '{phrase}'"
     match = _PLACEHOLDER.search(sentence)
