@@ -167,7 +167,7 @@ def _coverage(document: Any, facts: DocumentFacts, proposal: Proposal) -> float:
     sentence = document.get(proposal.sids[0])
     if covers(proposal.question, sentence, facts, 1.0):
         return 1.0
-    return round(coverage(proposal.question, sentence.text), 3)
+    return round(coverage(proposal.question, sentence.text, document=facts.roots), 3)
 
 
 COVERAGE_STEPS = (0.3, 0.4, 0.5, 0.6, 0.7)

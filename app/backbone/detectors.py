@@ -194,20 +194,31 @@ def asked_words(question: str, unsure: Collection[str] = ()) -> set[str]:
     return _roots(question) - _FRAME_ROOTS - _roots(" ".join(unsure))
 
 
-def coverage(question: str, sentence: str, unsure: Collection[str] = ()) -> float:
+def coverage(question: str, sentence: str, unsure: Collection[str] = (),
+             document: Collection[str] | None = None) -> float:
     """The share of the question's content words the sentence holds (0-1): a sentence
-    that answers "how many surface proteins are on the virus?" names the proteins."""
+    that answers "how many surface proteins are on the virus?" names the proteins.
+
+    With ``document`` (the roots of the document's words), only the question's words the
+    document uses count: no sentence could hold the others ("I remember they named one",
+    a misheard word). A question half of whose words or more the document never uses asks
+    about something else, and no sentence covers it (0)."""
     asked = asked_words(question, unsure)
+    if document is not None:
+        inside = asked & set(document)
+        if len(inside) * 2 <= len(asked):
+            return 0.0
+        asked = inside
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0
 
 
 def covers(question: str, sentence: SentenceLike, facts: DocumentFacts,
            min_coverage: float, unsure: Collection[str] = ()) -> bool:
     """The sentence is about what the question asks: it holds ``min_coverage`` of the
-    question's content words (those heard clearly, ``unsure`` aside), or states a
+    question's content words (those heard clearly and used by the document), or states a
     quantity of the very thing a "how many" question counts ("how many nodes did the
     team keep?" - "37M unique paper nodes")."""
-    if coverage(question, sentence.text, unsure) >= min_coverage:
+    if coverage(question, sentence.text, unsure, facts.roots) >= min_coverage:
         return True
     counted = counted_in_question(question)
     return bool(counted) and any(q.nouns & counted

@@ -203,14 +203,16 @@ def quote_answer(document: Any, question: str, pool: Sequence[SentenceLike],
     question) that answers it, where that sentence is plainly about it: it holds
     ``value_coverage`` (a question asking for a date, a share or a quantity, and the
     sentence gives one) or ``other_coverage`` (any other question) of the question's
-    content words; None otherwise (the model answers; a coverage of 0 leaves that kind to
-    the model). No model call: the answer is ready as soon as the question is."""
+    content words the document uses (``detectors.coverage``); None otherwise (the model
+    answers; a coverage of 0 leaves that kind to the model). No model call: the answer is
+    ready as soon as the question is."""
     asked = asked_for(question)
     least = other_coverage if asked is Asked.ANY else value_coverage
     if least <= 0:
         return None
     best = answer_sentence(question, pool, facts)
-    if best is None or not gives(best.text, asked) or coverage(question, best.text) < least:
+    if best is None or not gives(best.text, asked) or coverage(
+            question, best.text, document=facts.roots) < least:
         return None
     quote = quoted(document, [best.sid])
     return DirectAnswer("answer", quote.text, quote.sids)

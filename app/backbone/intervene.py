@@ -463,7 +463,8 @@ class Covers:
         found = [stages.document.get(s) for s in sids]
         if any(covers(question, s, stages.facts, need, draft.unsure) for s in found):
             return draft
-        best = max((coverage(question, s.text, draft.unsure) for s in found), default=0.0)
+        best = max((coverage(question, s.text, draft.unsure, stages.facts.roots)
+                    for s in found), default=0.0)
         return Silence(f"answer check: the {which} sentences hold {best:.0%} of the "
                        f"question's words", Effect.ROLLBACK)
 

@@ -155,11 +155,17 @@ def words(text: str) -> list[str]:
     return [w.replace(",", "") for w in _WORD.findall(normalise(text))]
 
 
+# A stopword written in capitals is a name ("reported to the WHO", "the US", "an OR of 2").
+_ACRONYM = re.compile(r"\b[A-Z]{2,}\b")
+
+
 def content_tokens(text: str, drop_question_words: bool = True) -> list[str]:
-    """Stemmed content tokens: stopwords (and question words) removed, numbers kept."""
+    """Stemmed content tokens: stopwords (and question words) removed unless written in
+    capitals as a name, numbers kept."""
+    names = {a.lower() for a in _ACRONYM.findall(text)}
     out = []
     for w in words(text):
-        if w in STOPWORDS or (drop_question_words and w in QUESTION_WORDS):
+        if w not in names and (w in STOPWORDS or (drop_question_words and w in QUESTION_WORDS)):
             continue
         if len(w) < 2 and not w[0].isdigit():
             continue

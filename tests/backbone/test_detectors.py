@@ -328,3 +328,16 @@ def test_a_when_question_is_answered_by_a_sentence_with_a_date(outbreak):
     [p] = open_question("Uh, I don't remember it. End of December sometime?", [asked], pool,
                         facts)
     assert "31 December" in outbreak.get(p.sids[0]).text
+
+
+def test_only_the_words_the_document_uses_count_toward_coverage():
+    from app.backbone.detectors import _roots, coverage
+
+    document = _roots("The model was trained on a single Titan V GPU for two epochs. "
+                      "Training took nine hours.")
+    asked = "Which card was that? What GPU did they train on?"
+    answer = "The model was trained on a single Titan V GPU for two epochs."
+    assert coverage(asked, answer) == 2 / 3  # "card" counts against it
+    assert coverage(asked, answer, document=document) == 1.0  # gpu, train
+    elsewhere = "What did the catering cost for the dinner in Lisbon on the train?"
+    assert coverage(elsewhere, answer, document=document) == 0.0  # mostly not its words
