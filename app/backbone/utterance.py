@@ -314,12 +314,14 @@ def _lower_first(text: str) -> str:
 
 
 def _end(text: str) -> str:
-    """The text with a final stop; one inside a closing quote or bracket counts."""
-    text = text.strip()
+    """The text with one final stop; one inside a closing quote or bracket counts, and
+    a second one after it ("... approaches.'.") goes."""
+    text = _STOP_AFTER_CLOSED.sub(r"\1", text.strip())
     return text if text.rstrip(_CLOSING).endswith((".", "!", "?")) else text + "."
 
 
 _CLOSING = "\"'”’)»]"
+_STOP_AFTER_CLOSED = re.compile(r"([.!?][\"'”’)»\]]+)\.$")
 
 
 def assemble(topic: str, text: str, citation: Citation | None, style: UtteranceStyle,

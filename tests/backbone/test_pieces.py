@@ -149,6 +149,15 @@ def test_a_stop_inside_a_closing_quote_or_bracket_ends_the_text(text):
     assert assemble("", text, None, UtteranceStyle.OFF) == text
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ("It says 'they kept the diet.'.", "It says 'they kept the diet.'"),
+    ("It is (as they said.).", "It is (as they said.)"),
+    ("It says 'Rotten Tomatoes: 100%.'.", "It says 'Rotten Tomatoes: 100%.'"),
+])
+def test_a_stop_after_a_closed_sentence_goes(text, said):
+    assert assemble("", text, None, UtteranceStyle.OFF) == said
+
+
 def test_text_is_cleaned_and_limited():
     assert clean_text("It is 76% [S84] [12, 13] of them S84.") == "It is 76% of them."
     # A removed reference marker leaves no space before the punctuation after it.
