@@ -15,7 +15,7 @@ from app.backbone.context import EvidenceFinder
 from app.backbone.detectors import DocumentFacts, Proposal, carried, detect
 from app.backbone.identity import Similarity
 from app.backbone.transcript import Line
-from app.language.talk import asks_about_document
+from app.language.talk import asks_about_document, contains_question
 from app.settings import Detector
 
 RUN_LINES = 3  # the most lines of one speaker's question read as one utterance
@@ -48,7 +48,7 @@ class Proposer:
         said = [] if goes_on else utterances(before)[-2:]
         candidates = self.finder.for_turn(line.text, before[-1].text if before else "", extra)
         self.turn_sids[line.index] = candidates
-        found = detect(line.text, [" ".join(ln.text for ln in u) for u in said],
+        found = detect(line.text, [_text(u) for u in said],
                        self.sentences(candidates), self.facts,
                        self.sentences(self._asked_sids(said)), self.detectors,
                        self.similarity, line.unsure)
@@ -69,7 +69,7 @@ class Proposer:
         """Sentences retrieved for the latest question among the utterances before (what
         a reply like "I don't remember" leaves open), its pieces' in order."""
         for utterance in reversed(said):
-            if not utterance[0].agent and asks_about_document(utterance[-1].text):
+            if not utterance[0].agent and asks_about_document(_text(utterance[-2:])):
                 return list(dict.fromkeys(s for ln in utterance
                                           for s in self.turn_sids.get(ln.index, [])))
         return []
@@ -79,14 +79,26 @@ def utterances(lines: Sequence[Line]) -> list[list[Line]]:
     """``lines`` as the utterances a reply answers: one speaker's consecutive lines that
     each ask something are one question (a live room's endpointing cuts a speaker at their
     pauses: "How many were infected?" / "Do they give a number?"), at most ``RUN_LINES``
-    of them; every other line is one utterance."""
+    of them, and so is a question that names nothing with its speaker's line before it
+    ("There was one system that struggled." / "Which one was that?"); every other line
+    is one utterance."""
     out: list[list[Line]] = []
     for line in lines:
         last = out[-1] if out else None
         if (last is not None and len(last) < RUN_LINES and last[-1].speaker == line.speaker
-                and not line.agent and not last[-1].agent
-                and asks_about_document(last[-1].text) and asks_about_document(line.text)):
+                and not line.agent and not last[-1].agent and _goes_on_asking(last, line)):
             last.append(line)
         else:
             out.append([line])
     return out
+
+
+def _goes_on_asking(utterance: Sequence[Line], line: Line) -> bool:
+    if asks_about_document(line.text):
+        return asks_about_document(utterance[-1].text)
+    return (len(utterance) == 1 and contains_question(line.text)
+            and asks_about_document(_text([*utterance, line])))
+
+
+def _text(lines: Sequence[Line]) -> str:
+    return " ".join(ln.text for ln in lines)

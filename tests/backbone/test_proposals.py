@@ -80,3 +80,23 @@ def test_an_answer_after_the_cut_question_closes_it() -> None:
         ("B", "It has 1,260 pupils, and 85 teachers."),
     ])
     assert found == [[], [], []]
+
+
+def test_a_question_naming_nothing_is_one_utterance_with_its_speakers_line_before() -> None:
+    lines = [Line(0, "A", "There was a school with a new library."),
+             Line(1, "A", "Which one was that?"), Line(2, "B", "No idea."),
+             Line(3, "B", "The library is new."), Line(4, "B", "Is it?"),
+             Line(5, "A", "Which one?"), Line(6, "A", "Which one?")]
+    assert [[ln.index for ln in u] for u in utterances(lines)] == [
+        [0, 1], [2], [3, 4], [5], [6]]
+
+
+def test_a_question_cut_from_what_it_points_back_to_is_left_open() -> None:
+    found = _open_questions([
+        ("A", "There was a school report with a count of pupils and teachers."),
+        ("A", "Which one was that?"),
+        ("B", "I don't remember the name."),
+    ])
+    assert found[:2] == [[], []]
+    [sids] = found[2]
+    assert sids[0] == PUPILS_SID
