@@ -76,10 +76,10 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     value after the lead ("says 48."), or a piece of a cited sentence that starts or stops
     inside one of its clauses, becomes that cited sentence whole, quoted after a colon, when it fits
     ``max_words``, else the opening of it that holds the value. A bare term that fits
-    neither way, where one of the ``raised`` turns restates the cited sentence with that
-    term swapped (or a quantity of the same kind with another value), is set against
-    the participants' one ("says STEP, not LAB.", "says 48, not 52."). Otherwise
-    the sentence is unchanged."""
+    neither way (or the one quantity of such a piece), where one of the ``raised`` turns
+    restates the cited sentence with that term swapped (or a quantity of the same kind
+    with another value), is set against the participants' one ("says STEP, not LAB.",
+    "says 48, not 52."). Otherwise the sentence is unchanged."""
     match = _REPORTING.search(sentence)
     if match is None:
         return sentence
@@ -99,6 +99,10 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
             clause = _clause_with(value, source, budget) if bare else None
             if clause is not None:
                 return f"{lead}: {_end(clause)}"
+    if not bare and any(is_clipped(rest, source) for source in cited):
+        # A piece too long to say whole: its one quantity against the participants' one.
+        held = quantities(value)
+        value, bare = (held[0].raw, True) if len(held) == 1 else (value, False)
     theirs = _said_instead(value, cited, raised) if bare else None
     return sentence if theirs is None else f"{lead} {value}, not {theirs}."
 

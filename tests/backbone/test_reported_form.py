@@ -139,3 +139,19 @@ def test_a_bare_number_too_long_to_quote_is_set_against_the_one_said() -> None:
     assert reported_form(said, TRIAL, 12, ["It ran over three winters, I think."]) == said
     # a number the cited sentence itself gives is no rival
     assert reported_form(said, TRIAL, 12, ["It had 300 adults over two winters."]) == said
+
+
+SURVEY = ["Across the whole region and in every season, the survey found that 35-50% of "
+          "the sampled homes had damp walls."]
+
+
+def test_a_piece_too_long_to_quote_whole_is_said_as_its_number_against_the_one_said() -> None:
+    said = "Actually, the document says 35-50% of the sampled homes had damp walls."
+    raised = ["I read that 25 to 50% of the sampled homes had damp walls."]
+    assert reported_form(said, SURVEY, 12, raised) == (
+        "Actually, the document says 35-50%, not 25 to 50%.")
+    # nobody said another share of homes: the piece stays as it was
+    assert reported_form(said, SURVEY, 12, ["Which survey was it again?"]) == said
+    # the whole sentence fits: it is quoted
+    assert reported_form(said, SURVEY, None, raised).startswith(
+        "Actually, the document says: Across the whole region")
