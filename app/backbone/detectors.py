@@ -205,7 +205,7 @@ def coverage(question: str, sentence: str, unsure: Collection[str] = (),
     about something else, and no sentence covers it (0)."""
     asked = asked_words(question, unsure)
     if document is not None:
-        inside = asked & set(document)
+        inside = asked.intersection(document)
         if len(inside) * 2 <= len(asked):
             return 0.0
         asked = inside

@@ -92,14 +92,17 @@ def reported_form(sentence: str, cited: Sequence[str], max_words: int | None = N
     bare = 0 < len(value.split()) <= 3
     lead = sentence[: match.end("lead")]
     budget = None if max_words is None else max_words - len(lead.split())
+    clipped = False
     for source in cited:
-        if bare and value.lower() in source.lower() or not bare and is_clipped(rest, source):
+        cut = not bare and is_clipped(rest, source)
+        clipped = clipped or cut
+        if bare and value.lower() in source.lower() or cut:
             if budget is None or len(source.split()) <= budget:
                 return f"{lead}: {_end(source.strip())}"
             clause = _clause_with(value, source, budget) if bare else None
             if clause is not None:
                 return f"{lead}: {_end(clause)}"
-    if not bare and any(is_clipped(rest, source) for source in cited):
+    if clipped:
         # A piece too long to say whole: its one quantity against the participants' one.
         held = quantities(value)
         value, bare = (held[0].raw, True) if len(held) == 1 else (value, False)
