@@ -202,11 +202,14 @@ def coverage(question: str, sentence: str, unsure: Collection[str] = (),
     With ``document`` (the roots of the document's words), only the question's words the
     document uses count: no sentence could hold the others ("I remember they named one",
     a misheard word). A question half of whose words or more the document never uses asks
-    about something else, and no sentence covers it (0)."""
+    about something else, and no sentence covers it (0); a word the recognizer was unsure
+    of and the document lacks may be one of its words misheard, and counts as the
+    document's in that test (not in the share: no sentence holds it as heard)."""
     asked = asked_words(question, unsure)
     if document is not None:
         inside = asked.intersection(document)
-        if len(inside) * 2 <= len(asked):
+        misheard = len(asked_words(question) - asked - set(document))
+        if (len(inside) + misheard) * 2 <= len(asked) + misheard:
             return 0.0
         asked = inside
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0

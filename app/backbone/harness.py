@@ -434,6 +434,7 @@ class Backbone:
         screen = self.settings.ledger.screen_turns
         if screen is None:
             screen = self.mode is ContextMode.FOCUSED
+        found = [p for p in found if not self._gives_up_on(p, text)]
         if (not screen or found or attributes_to_document(text)
                 or self._checkable(open_before) or self._retry_due()):
             return ""
@@ -442,6 +443,20 @@ class Backbone:
         if asks_about_document(text):
             return ""
         return Screened.NOTHING_TO_CHECK
+
+    def _gives_up_on(self, proposal: Proposal, text: str) -> bool:
+        """The open-question detector's hit on a reply that gives up ("no idea") on a
+        question the monitor has already judged a missing fact: that reply counts toward
+        the claim without the model (``_left_unanswered``), where a monitor call would
+        only delay the gate while the room talks on. A question the monitor has not
+        judged yet still sends its reply to the model."""
+        ledger = self.settings.ledger
+        if (proposal.detector != Detector.OPEN_QUESTION or not gives_up(text)
+                or not (ledger.deference and ledger.count_unanswered)):
+            return False
+        claim = self.ledger.find(proposal.verdict())
+        return (claim is not None and claim.open and claim.status is Status.MISSING
+                and claim.spoken_turn is None)
 
     def _off_document(self, text: str) -> bool:
         """Fewer of the turn's content words than the setting asks are the document's

@@ -226,6 +226,19 @@ def test_words_the_recognizer_was_unsure_of_are_not_what_a_question_asks_for():
         "capenodes")
 
 
+def test_a_misheard_word_does_not_put_a_question_outside_the_document():
+    from app.backbone.detectors import _roots, coverage
+
+    sentence = "Deduplication on metadata string similarity results in 37M unique paper nodes."
+    document = _roots(sentence)
+    heard = "How many unique capenodes does that actually leave them?"  # unique | leave
+    assert coverage(heard, sentence, document=document) == 0.0  # half outside
+    assert coverage(heard, sentence, unsure=["capenodes"], document=document) == 1.0
+    # Heard clearly, a word the document lacks still counts against the question.
+    outside = "How many unique tickets did that actually leave them?"
+    assert coverage(outside, sentence, unsure=["actually"], document=document) == 0.0
+
+
 def test_the_question_of_a_turn_whose_marks_the_recognizer_dropped():
     from app.backbone.detectors import question_point
 

@@ -451,6 +451,40 @@ def test_a_reply_giving_up_before_the_questions_verdict_came_counts_with_it(docu
     assert llm.stages() == ["monitor", "generate"]
 
 
+NODES = {"status": "missing_info", "claim": "the number of unique paper nodes",
+         "answer_sids": [2], "predicted_answer": "37M"}
+SPEAK_NODES = {"action": "speak", "text": "It leaves 37M unique paper nodes.",
+               "topic": "deduplication", "source": "", "quote_sids": [2]}
+
+
+@pytest.mark.parametrize("counted", [True, False])
+def test_a_reply_the_open_question_detector_flags_counts_without_the_model(document, counted):
+    """The detector's hit on the reply ("it leaves the question open") is the reply's
+    own report: once the monitor judged the question, no second call is needed."""
+    llm = ScriptedLLM([NODES, NODES])
+    bb = make(document, llm, screen_turns=None, count_unanswered=counted)
+    asked = bb.on_turn(turn(0, "How many unique paper nodes are left after deduplication?"))
+    assert asked.reason == "gate: waiting 1/2"
+    reply = bb.on_turn(turn(1, "I don't remember the number.", "S2"))
+    assert reply.action == "speak" and reply.claim_id == 1
+    assert "37M unique paper nodes" in reply.intervention.text  # the sentence, quoted
+    if counted:
+        assert reply.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
+        assert llm.stages() == ["monitor"]
+    else:
+        assert reply.reason == "gate fired: persistence 2"
+        assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_a_reply_flagged_before_the_question_was_judged_goes_to_the_model(document):
+    llm = ScriptedLLM([QUIET, NODES])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, "How many unique paper nodes are left after deduplication?"))
+    reply = bb.on_turn(turn(1, "I don't remember the number.", "S2"))
+    assert reply.reason == "gate: waiting 1/2"  # raised by the monitor on the reply
+    assert llm.stages() == ["monitor", "monitor"]
+
+
 # The monitor's value lets the guard see that the turns after the question fix nothing.
 MODEL_KIND = dict(OPTIMISER, claim="the kind of model trained",
                   predicted_answer="a two-layer bidirectional LSTM")
@@ -726,8 +760,7 @@ def test_question_answered_by_the_reply_is_closed_not_counted(document):
 def test_a_gap_whose_generation_abstained_is_tried_once_more_next_turn(document):
     abstain = {"action": "abstain", "text": "", "topic": "", "quote_sids": []}
     unresolved = {"resolved": []}
-    llm = ScriptedLLM([UNNAMED, QUIET, abstain, QUIET, unresolved, SPEAK_GAP,
-                       QUIET, unresolved])
+    llm = ScriptedLLM([UNNAMED, abstain, QUIET, unresolved, SPEAK_GAP, QUIET, unresolved])
     bb = make(document, llm, screen_turns=None)
     bb.on_turn(turn(10, NODES_Q))
     reply = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
@@ -736,8 +769,9 @@ def test_a_gap_whose_generation_abstained_is_tried_once_more_next_turn(document)
     assert retry.action == "speak" and "37M" in retry.intervention.text
     after = bb.on_turn(turn(13, "Fair enough, the rest was clear to me.", "S1"))
     assert after.action == "silent"  # spoken: nothing left to retry
-    assert llm.stages() == ["monitor", "monitor", "generate", "monitor", "self_repair",
-                            "generate", "monitor", "self_repair"]
+    # The reply that gives up counts without a monitor call of its own.
+    assert llm.stages() == ["monitor", "generate", "monitor", "self_repair", "generate",
+                            "monitor", "self_repair"]
 
 
 def _gap_generation(document, generated: dict, guess: str = "about 40 million",
