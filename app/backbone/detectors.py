@@ -33,7 +33,7 @@ from app.language.talk import (
     reports_failed_recall,
     says,
 )
-from app.language.words import ASKING_FRAME, content_tokens
+from app.language.words import ASKING_FRAME, STOPWORDS, content_tokens
 from app.settings import Detector
 
 
@@ -101,7 +101,9 @@ class DocumentFacts:
                 self.lower) is not None:  # fmt: skip
             return True
         squeezed = _one_spelling("".join(words))
-        return len(squeezed) >= MIN_SQUEEZED and squeezed in self._squeezed
+        if len(squeezed) >= MIN_SQUEEZED and squeezed in self._squeezed:
+            return True
+        return _SPELLED_OUT.fullmatch(term) is not None and words[0] in self._initialisms
 
     def uses_name(self, term: str) -> bool:
         """The document uses the name, or each of its words of three letters or more."""
@@ -115,6 +117,21 @@ class DocumentFacts:
         return {_one_spelling("".join(tokens[i : i + n]))
                 for n in range(1, MAX_SQUEEZED_WORDS + 1)
                 for i in range(len(tokens) - n + 1)}  # fmt: skip
+
+    @cached_property
+    def _initialisms(self) -> set[str]:
+        """The initials of each run of content words within a sentence, as long as an
+        acronym ("crf" of "conditional random field"): a paper may spell a term out and
+        never write the acronym a speaker uses for it. Words of one or two letters and
+        function words start no acronym, which keeps chance runs of initials rare."""
+        found: set[str] = set()
+        for sentence in self.sentences.values():
+            words = re.findall(r"[a-z]+", sentence.text.lower())
+            ok = [len(w) >= 3 and w not in STOPWORDS for w in words]
+            for n in range(MIN_ACRONYM, MAX_ACRONYM + 1):
+                found.update("".join(w[0] for w in words[i:i + n])
+                             for i in range(len(words) - n + 1) if all(ok[i:i + n]))
+        return found
 
     def supports_quantity(self, q: Quantity, utterance: str = "") -> bool:
         """The document states this value for the same kind of thing (a restatement, not
@@ -150,6 +167,10 @@ def _one_spelling(text: str) -> str:
 
 MIN_SQUEEZED = 3  # letters a name run together must have to match the document's
 MAX_SQUEEZED_WORDS = 3  # document words a name run together may span ("BC5 CDR" -> BC5CDR)
+# Letters of an acronym the document may spell out instead (two-letter initials match
+# half the document's word pairs by chance).
+MIN_ACRONYM, MAX_ACRONYM = 3, 6
+_SPELLED_OUT = re.compile(rf"[A-Z]{{{MIN_ACRONYM},{MAX_ACRONYM}}}")
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
 NAME_SHARED_WORDS = 3
 

@@ -51,6 +51,16 @@ def test_mentions_reads_a_name_spelled_out_or_split(facts):
     assert not facts.mentions("LSTM-CRF")  # its words are not side by side there
 
 
+def test_mentions_reads_an_acronym_the_document_spells_out(facts):
+    """TEXTS[3] says "conditional random field" and never "CRF"."""
+    assert facts.mentions("CRF") and facts.mentions("LSTM")
+    assert absent_terms("The tagger is a CRF on top of BERT and GCN.", facts) == [
+        "BERT", "GCN"]
+    assert not facts.mentions("CR")  # two letters match half of all word pairs
+    assert not facts.mentions("MIB")  # "model is bidirectional": "is" starts no acronym
+    assert not facts.mentions("crf")  # said as a word, not an acronym
+
+
 def test_mentions_reads_either_spelling_of_a_word():
     facts = DocumentFacts([dataclasses.replace(paper().sentences[0], text=(
         "The World Health Organisation analysed the behaviour of the virus."))])
