@@ -453,12 +453,14 @@ def test_a_reply_giving_up_before_the_questions_verdict_came_counts_with_it(docu
 
 NODES = {"status": "missing_info", "claim": "the number of unique paper nodes",
          "answer_sids": [2], "predicted_answer": "37M"}
-SPEAK_NODES = {"action": "speak", "text": "It leaves 37M unique paper nodes.",
-               "topic": "deduplication", "source": "", "quote_sids": [2]}
 
 
-@pytest.mark.parametrize("counted", [True, False])
-def test_a_reply_the_open_question_detector_flags_counts_without_the_model(document, counted):
+@pytest.mark.parametrize(("counted", "reason", "stages"), [
+    (True, "gate fired: persistence 2 (turn 1 let C1 stand)", ["monitor"]),
+    (False, "gate fired: persistence 2", ["monitor", "monitor"]),  # the model judges it
+])
+def test_a_reply_the_open_question_detector_flags_counts_without_the_model(
+        document, counted, reason, stages):
     """The detector's hit on the reply ("it leaves the question open") is the reply's
     own report: once the monitor judged the question, no second call is needed."""
     llm = ScriptedLLM([NODES, NODES])
@@ -466,14 +468,9 @@ def test_a_reply_the_open_question_detector_flags_counts_without_the_model(docum
     asked = bb.on_turn(turn(0, "How many unique paper nodes are left after deduplication?"))
     assert asked.reason == "gate: waiting 1/2"
     reply = bb.on_turn(turn(1, "I don't remember the number.", "S2"))
-    assert reply.action == "speak" and reply.claim_id == 1
+    assert (reply.action, reply.reason, reply.claim_id) == ("speak", reason, 1)
     assert "37M unique paper nodes" in reply.intervention.text  # the sentence, quoted
-    if counted:
-        assert reply.reason == "gate fired: persistence 2 (turn 1 let C1 stand)"
-        assert llm.stages() == ["monitor"]
-    else:
-        assert reply.reason == "gate fired: persistence 2"
-        assert llm.stages() == ["monitor", "monitor"]
+    assert llm.stages() == stages
 
 
 def test_a_reply_flagged_before_the_question_was_judged_goes_to_the_model(document):
