@@ -201,6 +201,11 @@ class UtteranceSettings:
     # with the same two thresholds, from the sentence the open-question detector found;
     # else the model writes the intervention. False: the model writes it.
     quote_open_questions: bool = True
+    # Where those thresholds leave it to the model, an open question the room left is
+    # still said as the detector's answer sentence when that sentence passes the answer
+    # check (``gap_min_coverage``): the forced-answer check lets the model say that
+    # sentence's facts only, so its call adds seconds, not facts. False: the model writes it.
+    quote_covering_answers: bool = True
     # A misattribution whose raising turns name terms the document never uses is said as
     # "The document doesn't mention <those terms>.", with no generation call: the absence
     # is checked against the document's text. False: the model writes the denial.

@@ -213,8 +213,8 @@ class Intervener:
 
     def quoted(self, draft: Draft) -> Outcome:
         """Without the model: a missing fact as the words of a document sentence that
-        plainly answers it (``_value_quote``, else ``_question_quote``), a correction as
-        the sentence that holds its checked value (``_correction_quote``), a
+        plainly answers it (``_value_quote``, ``_question_quote``, ``_covering_quote``), a
+        correction as the sentence that holds its checked value (``_correction_quote``), a
         misattribution as the names the document never uses (``_denial``). Otherwise the
         model writes it, and text it cannot ground is not said."""
         if draft.intent == Intent.NOT_IN_DOCUMENT:
@@ -227,7 +227,8 @@ class Intervener:
                 draft, made=Generated(True, correction.text, "", correction.sids))
         if draft.intent != Intent.MISSING:
             return draft
-        quote = self._value_quote(draft) or self._question_quote(draft)
+        quote = (self._value_quote(draft) or self._question_quote(draft)
+                 or self._covering_quote(draft))
         if quote is None:
             return draft
         return dataclasses.replace(draft, made=Generated(True, quote.text, "", quote.sids))
@@ -284,6 +285,18 @@ class Intervener:
         if asked is None or not utterance.quote_open_questions:
             return None
         return quoted_open_question(self.document, asked, self.facts, utterance)
+
+    def _covering_quote(self, draft: Draft) -> Checked | None:
+        """The detector's answer sentence, where it covers the open question as the
+        coverage check asks (``covers``): a forced answer may say only that sentence's
+        facts (``ForcedAnswer``), so the model would say it or less, seconds later."""
+        if draft.asked is None or not self.settings.utterance.quote_covering_answers:
+            return None
+        question, sentence = _question(draft), self.document.get(draft.sids[0])
+        if not question or not covers(question, sentence, self.facts,
+                                      self.settings.utterance.gap_min_coverage, draft.unsure):
+            return None
+        return quoted(self.document, [sentence.sid])
 
     def generated(self, draft: Draft, latency: dict[str, float]) -> Outcome:
         if draft.made is not None:

@@ -47,7 +47,8 @@ def make(document, llm, mode=ContextMode.FOCUSED, quote_direct=False, **ledger) 
     replies)."""
     ledger.setdefault("screen_turns", False)
     utterance = UtteranceSettings() if quote_direct else UtteranceSettings(
-        quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False)
+        quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False,
+        quote_covering_answers=False)
     settings = Settings(llm=LLMSettings(context_mode=mode), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
@@ -881,7 +882,8 @@ def test_an_open_question_the_answer_sentence_covers_is_answered_by_quote(docume
     bb = make(document, llm, quote_direct=True)
     bb.intervener.settings = bb.settings = dataclasses.replace(
         bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
-                                                   quote_open_questions=quote))
+                                                   quote_open_questions=quote,
+                                                   quote_covering_answers=quote))
     bb.on_turn(turn(10, NODES_Q))
     decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
     assert decision.action == "speak" and [c.sid for c in decision.intervention.citations] == [2]
@@ -892,15 +894,38 @@ def test_an_open_question_the_answer_sentence_covers_is_answered_by_quote(docume
         assert llm.stages() == ["monitor", "monitor", "generate"]
 
 
-def test_an_open_question_the_answer_sentence_covers_poorly_is_written_by_the_model(document):
+@pytest.mark.parametrize(("covering", "stages"), [
+    (True, ["monitor", "monitor"]),
+    (False, ["monitor", "monitor", "generate"]),
+])
+def test_an_answer_sentence_that_passes_the_answer_check_is_said_without_the_model(
+        document, covering, stages):
+    """2 of 9 words in S2 is too few for the direct path's quote, but S2 counts the
+    paper nodes the question counts: the answer check passes it, and the forced answer
+    could only say S2's facts."""
     verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
     llm = ScriptedLLM([UNNAMED, verdict, SPEAK_GAP])
     bb = make(document, llm, quote_direct=True)
+    bb.intervener.settings = bb.settings = dataclasses.replace(
+        bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
+                                                   quote_covering_answers=covering))
     bb.on_turn(turn(10, "After all that cleaning by hand, how many paper nodes did the team "
                         "end up keeping for the final release?"))
     decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
-    assert llm.stages() == ["monitor", "monitor", "generate"]  # 2 of 9 words in S2
-    assert decision.action == "speak"
+    assert llm.stages() == stages
+    assert decision.action == "speak" and "37M" in decision.intervention.text
+    assert [c.sid for c in decision.intervention.citations] == [2]
+
+
+def test_an_answer_sentence_the_answer_check_rejects_is_not_quoted(document):
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
+    llm = ScriptedLLM([UNNAMED, verdict, SPEAK_GAP])
+    bb = make(document, llm, quote_direct=True)
+    bb.on_turn(turn(10, "After all that cleaning by hand, which paper nodes did the team "
+                        "end up keeping for the final release?"))  # no count asked
+    decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
+    assert decision.action == "silent", decision.reason
+    assert decision.reason.startswith("answer check: the given sentences hold")
 
 
 def test_a_checked_correction_is_said_as_the_documents_sentence_without_the_model(document):

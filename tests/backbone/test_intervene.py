@@ -29,7 +29,8 @@ def make(document, llm, checks=tuple(AnswerCheck)) -> Backbone:
     )
     settings = dataclasses.replace(
         settings, utterance=dataclasses.replace(settings.utterance, answer_checks=checks,
-                                                quote_corrections=False))
+                                                quote_corrections=False,
+                                                quote_covering_answers=False))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))
 
 
