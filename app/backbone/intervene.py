@@ -52,6 +52,7 @@ from app.language.talk import (
     set_aside,
 )
 from app.language.values import value_present
+from app.language.verbs import looks_verbless
 from app.language.words import content_tokens, is_number_token
 from app.settings import AnswerCheck, Settings, UtteranceSettings
 
@@ -289,12 +290,15 @@ class Intervener:
     def _covering_quote(self, draft: Draft) -> Checked | None:
         """The detector's answer sentence, where it covers the open question as the
         coverage check asks (``covers``): a forced answer may say only that sentence's
-        facts (``ForcedAnswer``), so the model would say it or less, seconds later."""
+        facts (``ForcedAnswer``), so the model would say it or less, seconds later. A line
+        without a verb (a table row, "Rating: 100%") is no sentence to say as it stands:
+        the model puts it into one."""
         if draft.asked is None or not self.settings.utterance.quote_covering_answers:
             return None
         question, sentence = _question(draft), self.document.get(draft.sids[0])
-        if not question or not covers(question, sentence, self.facts,
-                                      self.settings.utterance.gap_min_coverage, draft.unsure):
+        if not question or looks_verbless(clean_text(sentence.text)) or not covers(
+                question, sentence, self.facts, self.settings.utterance.gap_min_coverage,
+                draft.unsure):
             return None
         return quoted(self.document, [sentence.sid])
 

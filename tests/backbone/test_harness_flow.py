@@ -900,21 +900,34 @@ def test_an_open_question_the_answer_sentence_covers_is_answered_by_quote(docume
 ])
 def test_an_answer_sentence_that_passes_the_answer_check_is_said_without_the_model(
         document, covering, stages):
-    """2 of 9 words in S2 is too few for the direct path's quote, but S2 counts the
-    paper nodes the question counts: the answer check passes it, and the forced answer
-    could only say S2's facts."""
-    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
-    llm = ScriptedLLM([UNNAMED, verdict, SPEAK_GAP])
+    """S3 holds 3 of the 4 words of the question the document uses: under the direct
+    path's 0.8 for a "what" question, over the answer check's 0.6; the forced answer
+    could only say S3's facts."""
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": ""}
+    llm = ScriptedLLM([UNNAMED, verdict, SPEAK_MODEL])
     bb = make(document, llm, quote_direct=True)
     bb.intervener.settings = bb.settings = dataclasses.replace(
         bb.settings, utterance=dataclasses.replace(bb.settings.utterance,
                                                    quote_covering_answers=covering))
+    bb.on_turn(turn(10, "What kind of bidirectional LSTM model do they train?"))
+    decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember.", "S2"))
+    assert llm.stages() == stages
+    assert decision.action == "speak" and [c.sid for c in decision.intervention.citations] == [3]
+    if covering:
+        assert decision.intervention.text.startswith(f"The document says: {TEXTS[3]}")
+
+
+def test_an_answer_line_without_a_verb_is_put_into_a_sentence_by_the_model(document):
+    """S2 counts the paper nodes the question counts (the answer check passes it), but
+    reads as a line without a verb: the model says it."""
+    verdict = {"status": "incorrect_info", "claim": "", "predicted_answer": "about 40 million"}
+    llm = ScriptedLLM([UNNAMED, verdict, SPEAK_GAP])
+    bb = make(document, llm, quote_direct=True)
     bb.on_turn(turn(10, "After all that cleaning by hand, how many paper nodes did the team "
                         "end up keeping for the final release?"))
     decision = bb.on_turn(turn(11, "Oh, um... I honestly don't remember the number.", "S2"))
-    assert llm.stages() == stages
+    assert llm.stages() == ["monitor", "monitor", "generate"]
     assert decision.action == "speak" and "37M" in decision.intervention.text
-    assert [c.sid for c in decision.intervention.citations] == [2]
 
 
 def test_an_answer_sentence_the_answer_check_rejects_is_not_quoted(document):
