@@ -229,7 +229,7 @@ def coverage(question: str, sentence: str, unsure: Collection[str] = (),
     asked = asked_words(question, unsure)
     if document is not None:
         inside = asked.intersection(document)
-        misheard = len(asked_words(question) - asked - set(document))
+        misheard = sum(w not in document for w in asked_words(question) - asked)
         if (len(inside) + misheard) * 2 <= len(asked) + misheard:
             return 0.0
         asked = inside
