@@ -203,8 +203,9 @@ class UtteranceSettings:
     quote_open_questions: bool = True
     # Where those thresholds leave it to the model, an open question the room left is
     # still said as the detector's answer sentence when that sentence passes the answer
-    # check (``gap_min_coverage``): the forced-answer check lets the model say that
-    # sentence's facts only, so its call adds seconds, not facts. False: the model writes it.
+    # check (``gap_min_coverage``) and has a verb: the forced-answer check lets the model
+    # say that sentence's facts only, so its call adds seconds, not facts. A line without
+    # a verb goes to the model. False: the model writes it.
     quote_covering_answers: bool = True
     # A misattribution whose raising turns name terms the document never uses is said as
     # "The document doesn't mention <those terms>.", with no generation call: the absence
