@@ -56,6 +56,10 @@ _CJK_LETTER = re.compile(f"[{_CJK_LETTERS}]")
 # character (so never a decimal point or a Latin abbreviation). A quotation closed on its
 # stop runs on in the same sentence (「はい。」と答えた。), so no cut before closing quotes.
 _CJK_END = re.compile(f"(?:。|(?<=[{_CJK}])[.!?．！？])+(?![{re.escape(_CLOSERS)}])")
+# A sentence end glued to the next sentence's first word ("done.Then we"), as text
+# extraction leaves it where a line's layout hid the space: after two lower-case letters
+# and before a capital and a lower-case letter, so never an initialism or a decimal.
+_GLUED_END = re.compile(r"(?<=[a-z]{2})[.!?](?=[A-Z][a-z])")
 _TRAILING_CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]$")
 _CITATION_WORD = re.compile(r"^\[\d+(?:[,–-]\d+)*[,\]]?\.?$|^\d+\]\.?$")
 _FOOTNOTE_AFTER_PERIOD = re.compile(r"[A-Za-z)\]][.!?]\d{1,2}$")
@@ -164,7 +168,8 @@ def ends_sentence(word: Word, nxt: Word | None) -> bool:
 def _slice_boxes(boxes: tuple[Box, ...], start: float, end: float) -> tuple[Box, ...]:
     """The part of a word's boxes between two fractions of its text, by horizontal extent.
 
-    CJK glyphs are all one width, so a character share is a share of the width."""
+    CJK glyphs are all one width, so a character share is a share of the width (near
+    enough for Latin letters too)."""
     total = sum(r[2] - r[0] for _, r in boxes)
     out: list[Box] = []
     before = 0.0
@@ -177,17 +182,21 @@ def _slice_boxes(boxes: tuple[Box, ...], start: float, end: float) -> tuple[Box,
     return tuple(out)
 
 
-def cjk_pieces(word: Word) -> list[Word]:
-    """A word cut after each CJK sentence end inside it ("好。再见" -> "好。", "再见")."""
-    cuts = [m.end() for m in _CJK_END.finditer(word.text) if m.end() < len(word.text)]
+def word_pieces(word: Word) -> list[Word]:
+    """A word cut after each sentence end inside it: CJK ones ("好。再见" -> "好。",
+    "再见") and Latin ones glued to the next sentence ("done.Then" -> "done.", "Then")."""
+    text = word.text
+    glued = {m.end() for m in _GLUED_END.finditer(text) if ends_sentence(
+        replace(word, text=text[: m.end()]), replace(word, text=text[m.end():]))}
+    cuts = sorted(({m.end() for m in _CJK_END.finditer(text)} | glued) - {len(text)})
     if not cuts:
         return [word]
-    n = len(word.text)
+    n = len(text)
     bounds = [0, *cuts, n]
     return [
         replace(
             word,
-            text=word.text[a:b],
+            text=text[a:b],
             boxes=_slice_boxes(word.boxes, a / n, b / n),
             line_end=word.line_end and b == n,
         )
@@ -212,7 +221,7 @@ def token_count(words: Sequence[Word]) -> int:
 
 def split_sentences(words: Sequence[Word]) -> list[list[Word]]:
     """Cut a run of words into sentences; a citation after the period stays with it."""
-    words = [piece for word in words for piece in cjk_pieces(word)]
+    words = [piece for word in words for piece in word_pieces(word)]
     sentences: list[list[Word]] = []
     current: list[Word] = []
     i = 0

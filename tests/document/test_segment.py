@@ -8,13 +8,13 @@ from app.document import open_document
 from app.document.assemble import Assembly, Unit, number_sentences
 from app.document.segment import (
     Word,
-    cjk_pieces,
     dehyphenate,
     sentence_rects,
     sentence_text,
     split_sentences,
     token_count,
     vocabulary,
+    word_pieces,
     words_from_text,
 )
 from tests.document import samples
@@ -229,7 +229,7 @@ def test_cjk_sentence_punctuation_splits(text: str, expected: list[str]) -> None
 
 def test_a_cjk_word_cut_in_two_shares_its_box_by_characters() -> None:
     word = Word("会议在三楼举行。请大家", 1, (((1, 0, 0), (100.0, 10.0, 210.0, 20.0)),), True)
-    first, second = cjk_pieces(word)
+    first, second = word_pieces(word)
     assert (first.text, second.text) == ("会议在三楼举行。", "请大家")
     assert first.boxes == (((1, 0, 0), (100.0, 10.0, 180.0, 20.0)),)
     assert second.boxes == (((1, 0, 0), (180.0, 10.0, 210.0, 20.0)),)
@@ -263,3 +263,22 @@ def test_chinese_pdf_splits_into_sentences_with_their_rectangles(tmp_path) -> No
     assert first.rects[0][0] == pytest.approx(72, abs=1)
     assert second.rects[0][0] == pytest.approx(first.rects[0][2], abs=1)  # starts where S0 ends
     assert index.token_estimate() >= sum(len(s.text) for s in index.sentences) * 0.8
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a sentence end the extraction glued to the next sentence's first word
+        ("The model is a fast one.In this work we test it.",
+         ["The model is a fast one.", "In this work we test it."]),
+        ("Nobody was present.At noon they left!Then it rained.",
+         ["Nobody was present.", "At noon they left!", "Then it rained."]),
+        # not a sentence end: a name with a period, an abbreviation, initials, a decimal
+        ("We used Node.js for it. Then e.g.The tool ran.",
+         ["We used Node.js for it.", "Then e.g.The tool ran."]),
+        ("The U.S.A. grew by 3.5 percent.", ["The U.S.A. grew by 3.5 percent."]),
+        ("It is shown in Fig.Two later.", ["It is shown in Fig.Two later."]),
+    ],
+)
+def test_glued_sentence_ends_split(text: str, expected: list[str]) -> None:
+    assert split(text) == expected
