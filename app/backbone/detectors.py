@@ -18,6 +18,7 @@ from app.backbone.identity import Similarity
 from app.backbone.restatement import swapped_term
 from app.backbone.verdict import Status, Verdict
 from app.language.asked import Asked, asked_for, states_date
+from app.language.definitions import defined_term, first_defining
 from app.language.numbers import Quantity, quantities
 from app.language.sentences import sentences
 from app.language.stems import root
@@ -507,6 +508,27 @@ def _pending_question(previous: Sequence[str]) -> str:
 
 
 def answer_sentence(
+    asked: str, pool: Sequence[SentenceLike], facts: DocumentFacts
+) -> SentenceLike | None:
+    """The sentence that answers the question: for "what is X?", the first that defines
+    X; otherwise the first retrieved one about the question (``retrieved_answer``)."""
+    defining = defining_sentence(asked, pool, facts)
+    return defining if defining is not None else retrieved_answer(asked, pool, facts)
+
+
+def defining_sentence(
+    asked: str, pool: Sequence[SentenceLike], facts: DocumentFacts
+) -> SentenceLike | None:
+    """For a question asking what a term is, the first sentence of ``pool`` that defines
+    it, else the document's first; None for other questions or an undefined term."""
+    term = defined_term(asked)
+    if term is None:
+        return None
+    ordered = [*pool, *(facts.sentences[sid] for sid in sorted(facts.sentences))]
+    return first_defining(term, ((s, s.text) for s in ordered))
+
+
+def retrieved_answer(
     asked: str, pool: Sequence[SentenceLike], facts: DocumentFacts
 ) -> SentenceLike | None:
     """The first retrieved sentence about the question (for "how many" questions, one

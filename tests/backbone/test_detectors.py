@@ -354,3 +354,14 @@ def test_only_the_words_the_document_uses_count_toward_coverage():
     assert coverage(asked, answer, document=document) == 1.0  # gpu, train
     elsewhere = "What did the catering cost for the dinner in Lisbon on the train?"
     assert coverage(elsewhere, answer, document=document) == 0.0  # mostly not its words
+
+
+def test_a_what_is_question_is_answered_by_the_sentence_defining_the_term(doc, facts):
+    from app.backbone.detectors import answer_sentence
+
+    mentions = [s for s in having(doc, "KB") if "(KB" not in s.text]  # passing mentions
+    defining = having(doc, "existing knowledge base (KB)")[0]
+    best = answer_sentence("Sorry, what's a KB?", mentions, facts)
+    assert best is not None and best.sid == defining.sid  # found in the document
+    best = answer_sentence("What is a KB?", [*mentions, defining], facts)
+    assert best is not None and best.sid == defining.sid
