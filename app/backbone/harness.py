@@ -446,17 +446,19 @@ class Backbone:
 
     def _gives_up_on(self, proposal: Proposal, text: str) -> bool:
         """The open-question detector's hit on a reply that gives up ("no idea") on a
-        question the monitor has already judged a missing fact: that reply counts toward
-        the claim without the model (``_left_unanswered``), where a monitor call would
-        only delay the gate while the room talks on. A question the monitor has not
-        judged yet still sends its reply to the model."""
+        question the monitor has judged a missing fact, or is still to judge (the question
+        waits for its call): that reply counts toward the claim without the model
+        (``_left_unanswered``, once the verdict opens it), where a monitor call would only
+        delay the gate while the room talks on. A question the monitor judged without
+        opening a claim still sends its reply to the model."""
         ledger = self.settings.ledger
         if (proposal.detector != Detector.OPEN_QUESTION or not gives_up(text)
                 or not (ledger.deference and ledger.count_unanswered)):
             return False
         claim = self.ledger.find(proposal.verdict())
-        return (claim is not None and claim.open and claim.status is Status.MISSING
-                and claim.spoken_turn is None)
+        if claim is None:
+            return any(w.text in proposal.question for w in self._waiting if w.text)
+        return claim.open and claim.status is Status.MISSING and claim.spoken_turn is None
 
     def _off_document(self, text: str) -> bool:
         """Fewer of the turn's content words than the setting asks are the document's

@@ -483,6 +483,29 @@ def test_a_reply_flagged_before_the_question_was_judged_goes_to_the_model(docume
     assert llm.stages() == ["monitor", "monitor"]
 
 
+def test_a_reply_giving_up_in_the_questions_batch_waits_for_its_verdict(document):
+    """Live, the question and its reply queue up behind a call: the reply's give-up is
+    no news for the model, and counts as soon as the question's verdict opens the claim."""
+    llm = ScriptedLLM([NODES])
+    bb = make(document, llm, screen_turns=None)
+    early = bb.admit_turns([turn(0, "How many unique paper nodes are left after deduplication?"),
+                            turn(1, "I don't remember the number.", "S2")])
+    assert [d.reason for d in early] == [Screened.OFF_DOCUMENT]  # no call of its own
+    checked = bb.on_turns([])
+    assert [(d.turn, d.reason) for d in checked] == [
+        (0, "gate fired: persistence 2 (turn 1 let C1 stand)")]
+    assert llm.stages() == ["monitor"]  # the covering sentence is quoted
+
+
+def test_a_reply_giving_up_on_a_question_the_monitor_keeps_open_counts_nothing(document):
+    llm = ScriptedLLM([QUIET])
+    bb = make(document, llm, screen_turns=None)
+    bb.admit_turns([turn(0, "How many unique paper nodes are left after deduplication?"),
+                    turn(1, "I don't remember the number.", "S2")])
+    assert [d.reason for d in bb.on_turns([])] == ["monitor: on_progress"]
+    assert bb.ledger.open_claims() == [] and llm.stages() == ["monitor"]
+
+
 # The monitor's value lets the guard see that the turns after the question fix nothing.
 MODEL_KIND = dict(OPTIMISER, claim="the kind of model trained",
                   predicted_answer="a two-layer bidirectional LSTM")
