@@ -48,10 +48,13 @@ _I = re.IGNORECASE
 # Word classes the patterns are made of.
 _DISCOURSE = r"(?:so|okay|ok|and|but|well|oh|hey|alright|right|now)"
 _MODAL = r"(?:can|could|may|shall|should|would|will|do|did|are|have|want)"
-# The start of a sentence, past the discourse words that lead into it ("so", "yeah, ").
-_SENTENCE_OPENING = rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah),?\s+)*"
+# The start of a sentence, past the discourse words and fillers that lead into it ("so",
+# "yeah, but then", "um, or").
+_SENTENCE_OPENING = (rf"^\W*(?:(?:{_DISCOURSE}|actually|also|yeah|then|um|uh|or|anyway),?"
+                     r"\s+)*")
 # The auxiliaries a question opens with ("did they ...", "how many were ...").
 _AUXILIARY = r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had|should)"
+_PRONOUN = r"(?:i|you|we|they|he|she|it)"  # "what they found was ..." tells, not asks
 _COGNITION = r"(?:remember|recall|know|see|find|catch|get|note|think)"
 # Asking to be told something: "could you tell me what X is?" asks about it, as "do you
 # know" does.
@@ -157,18 +160,23 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
         r"|(?:different|another) (?:paper|document|study|article)"
         r"|no (?:mention|information|data|details?|figure|number) (?:of|on|about|for|in)", _I),
     # A sentence that opens with an auxiliary before its subject asks a yes/no question
-    # ("Do they say how long it takes.", "Yeah. Is it possible ..."), whether or not the
+    # ("Do they say how long it takes.", "Yeah. Is the dataset public ..."), whether or not the
     # recognizer wrote the question mark.
     Talk.YES_NO_QUESTION: re.compile(
-        rf"{_SENTENCE_OPENING}{_AUXILIARY}(?:n'?t)?"
+        rf"{_SENTENCE_OPENING}(?:{_AUXILIARY}(?:n'?t)?"
         r"\s+(?:i|you|we|they|he|she|it|there|anyone|anybody|someone|somebody|everyone|"
-        r"everybody|this|that|these|those)\b", _I),
+        r"everybody|this|that|these|those)|"
+        # before a determiner, not "do" or "have": "do the sums", "have a look" instruct
+        r"(?:is|are|was|were|does|did|can|could|will|would|has|had|should)(?:n'?t)?"
+        r"\s+(?:the|a|an|any|all|some|each|both|your|their|its|our|his|her))\b", _I),
     # A sentence that opens with an interrogative and the verb or measure it asks with
-    # ("How many were there.", "So what did they use."); "which ...", "when ...", "what I
-    # mean ..." open relative and adverbial clauses as often, so they need the mark.
+    # ("How many were there.", "So what did they use.", "Then which strains were used.",
+    # "Where do they live."); a bare "which" or "what I mean ..." opens a relative clause
+    # as often, so they need the mark.
     Talk.WH_QUESTION: re.compile(
         rf"{_SENTENCE_OPENING}(?:how\s+(?:many|much|long|often|big|large|old|far|{_AUXILIARY})|"
-        rf"(?:what|who)\s+{_AUXILIARY})\b", _I),
+        rf"(?:what|who|why|where|when)\s+{_AUXILIARY}|"
+        rf"(?:what|which|whose)\s+(?!{_PRONOUN}\b)(?:[\w-]+\s+){{1,3}}?{_AUXILIARY})\b", _I),
     Talk.ADDRESS: re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT_NAME}\b[,.!?]*", _I),
 }
 
