@@ -1,13 +1,17 @@
 """Does a sentence look like it has a verb? A light check for what is said aloud.
 
-A list of auxiliaries and common verbs, or an -ed / -ing form whose stem has a vowel
-("lasted", "using"; not "spring", "red", nor "vector-based"). Only sentences of three
-words or more in Latin script are judged; others always pass.
+A list of auxiliaries and common verbs, an -ed / -ing form whose stem has a vowel
+("lasted", "using"; not "spring", "red", nor "vector-based"), or a content word right
+after a subject pronoun or "to" ("we propose", "which activates", "to implicitly train"):
+a verb in its plain or -s form that no list holds. Only sentences of three words or more
+in Latin script are judged; others always pass.
 """
 
 from __future__ import annotations
 
 import re
+
+from app.language.words import STOPWORDS
 
 VERBS = frozenset(
     """is are was were be been being am isn't aren't wasn't weren't 's 're 'm has have had
@@ -28,6 +32,8 @@ VERBS = frozenset(
     """.split()
 )
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+# Words a verb follows: subject pronouns, relative pronouns, and "to" of an infinitive.
+_BEFORE_VERB = frozenset("i you we they he she it who which that to".split())
 
 
 def looks_verbless(sentence: str) -> bool:
@@ -37,6 +43,7 @@ def looks_verbless(sentence: str) -> bool:
     found = list(LATIN_WORD.finditer(sentence))
     if len(found) < 3 or not _latin(sentence):
         return False
+    before = ""  # the last word that is not an -ly adverb
     for match in found:
         word = match.group(0).lower().replace("’", "'")
         if {word, *re.findall(r"'\w+$", word)} & VERBS:
@@ -44,6 +51,10 @@ def looks_verbless(sentence: str) -> bool:
         compound = "-" in word or sentence[max(0, match.start() - 1):match.start()] == "-"
         if not compound and _verb_form(word):
             return False
+        if before in _BEFORE_VERB and word not in STOPWORDS and len(word) > 2:
+            return False
+        if not word.endswith("ly"):
+            before = word
     return True
 
 
