@@ -175,8 +175,11 @@ PHRASES: dict[Talk, re.Pattern[str]] = {
     # as often, so they need the mark.
     Talk.WH_QUESTION: re.compile(
         rf"{_SENTENCE_OPENING}(?:how\s+(?:many|much|long|often|big|large|old|far|{_AUXILIARY})|"
-        rf"(?:what|who|why|where|when)\s+{_AUXILIARY}|"
-        rf"(?:what|which|whose)\s+(?!{_PRONOUN}\b)(?:[\w-]+\s+){{1,3}}?{_AUXILIARY})\b", _I),
+        rf"(?:what|who)\s+{_AUXILIARY}|"
+        # not of the room itself: "where were we", "when are we done"
+        rf"(?:why|where|when)\s+{_AUXILIARY}(?!\s+we\b)|"
+        rf"(?:what|which|whose)\s+(?:(?!{_PRONOUN}\b|{_AUXILIARY}\b)[\w-]+\s+){{1,3}}?"
+        rf"{_AUXILIARY})\b", _I),
     Talk.ADDRESS: re.compile(rf"\b(?:(?:hey|hi|hello|ok|okay)\s+)?{AGENT_NAME}\b[,.!?]*", _I),
 }
 

@@ -84,7 +84,8 @@ CASES: list[tuple[Talk, list[str], list[str]]] = [
       "Okay, who was in charge.", "Yeah but then which sites were left out.",
       "Where do the samples come from."],
      ["What I mean is the total.", "Which is why they stopped.", "When they met, it rained.",
-      "And how it works, I don't know."]),
+      "And how it works, I don't know.", "Right, which is why they have to redo it.",
+      "Okay, so, where were we."]),
 ]
 
 
