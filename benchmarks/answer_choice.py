@@ -89,7 +89,7 @@ def table(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("qa", type=Path, nargs="+", help="QA files (JSON lines)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "answer_choice.json")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "answer_choice.json")
     args = parser.parse_args()
     items = [item for path in args.qa for item in read_qa(path)]
     rows = evaluate(items)
@@ -100,6 +100,7 @@ def main() -> None:
         print(f"{'choice':22} {'right':>6} {'none':>6} {'wrong':>6}")
         for name, counts in by_choice.items():
             print(f"{name:22} {counts['right']:6} {counts['none']:6} {counts['wrong']:6}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"files": [str(p) for p in args.qa], "table": result,
                                     "items": rows}, indent=1))
     print(f"\nwrote {args.out}")

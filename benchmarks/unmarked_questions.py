@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("set_dir", type=Path)
     parser.add_argument("--documents-from", type=Path, help="file of document folder names")
     parser.add_argument("--out", type=Path,
-                        default=REPO / "benchmarks" / "unmarked_questions.json")
+                        default=REPO / "benchmarks" / "results" / "unmarked_questions.json")
     args = parser.parse_args()
     only = set(args.documents_from.read_text().split()) if args.documents_from else None
     questions, statements = read_sentences(args.set_dir, only)
@@ -61,6 +61,7 @@ def main() -> None:
     print(f"questions {len(questions)}: read as asking without the mark {read} "
           f"({read / max(1, len(questions)):.0%})")
     print(f"statements {len(statements)}: read as asking {len(asking)}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
 
 
