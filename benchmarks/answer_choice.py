@@ -89,7 +89,8 @@ def table(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("qa", type=Path, nargs="+", help="QA files (JSON lines)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "answer_choice.json")
+    parser.add_argument("--out", type=Path,
+                        default=REPO / "benchmarks" / "results" / "answer_choice.json")
     args = parser.parse_args()
     items = [item for path in args.qa for item in read_qa(path)]
     rows = evaluate(items)
