@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.language.sentences import sentences
 from app.language.stems import suffix_stem
 from app.language.words import RETRIEVAL_STOPWORDS as STOPWORDS
 
@@ -33,7 +34,7 @@ def names(text: str) -> set[str]:
     (an acronym or mixed case such as "NumPy"), not a capitalised opener.
     """
     found: set[str] = set()
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
+    for sentence in sentences(text):
         for i, token in enumerate(_WORD.findall(sentence.replace("’", "'"))):
             token = token.removesuffix("'s")
             if not token[0].isupper() or token.lower() in _NOT_NAMES:
