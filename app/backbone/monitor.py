@@ -7,7 +7,7 @@ from typing import Any
 
 from app.backbone.citations import valid_sids
 from app.backbone.detectors import Proposal, question_key, question_point
-from app.backbone.schemas import MAX_SIDS
+from app.backbone.schemas import MAX_SIDS, VALUE_MAX_CHARS
 from app.backbone.utterance import clean_text
 from app.backbone.verdict import ACTIONABLE, NON_ACTIONABLE, STATUSES, Status, Verdict
 from app.language.talk import asks_about_document
@@ -29,7 +29,7 @@ def parse(
     raw_sids = data.get("answer_sids") or []
     sids = valid_sids(document, raw_sids if isinstance(raw_sids, list) else [], MAX_SIDS)
     # Reference markers are not part of the value (the spoken text drops them).
-    predicted = clean_text(_text(data, "predicted_answer")).strip(" .,;:")
+    predicted = clean_text(_whole_words(_text(data, "predicted_answer"))).strip(" .,;:")
     evidence = _text(data, "evidence") or " ".join(utterance.split()[:40])
     if status in (Status.NOT_IN_DOCUMENT, *NON_ACTIONABLE):
         sids, predicted = (), ""
@@ -59,6 +59,15 @@ def parse(
         key=confirmed.key,
         source=f"monitor+{confirmed.detector}",
     )
+
+
+def _whole_words(value: str) -> str:
+    """The value without its last word where the decoder's length cap ended it: that
+    word may be cut ("outgoing Citati" of "outgoing citations"); the words before it are
+    whole, and the answer checks see the value as the piece of a sentence it is."""
+    if len(value) < VALUE_MAX_CHARS or " " not in value:
+        return value
+    return value.rsplit(" ", 1)[0]
 
 
 def _in_document(document: Any, value: str) -> bool:

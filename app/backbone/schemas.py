@@ -9,6 +9,9 @@ from typing import Any
 from app.backbone.verdict import STATUSES
 
 MAX_SIDS = 3
+# The value the monitor reads from the document; the decoder ends the string here, so a
+# value this long may stop inside a word.
+VALUE_MAX_CHARS = 80
 
 _SIDS: dict[str, Any] = {"type": "array", "items": {"type": "integer"}, "maxItems": MAX_SIDS}
 
@@ -18,7 +21,7 @@ MONITOR: dict[str, Any] = {
         "status": {"type": "string", "enum": list(STATUSES)},
         "claim": {"type": "string", "maxLength": 56},
         "answer_sids": _SIDS,
-        "predicted_answer": {"type": "string", "maxLength": 80},
+        "predicted_answer": {"type": "string", "maxLength": VALUE_MAX_CHARS},
         "evidence": {"type": "string", "maxLength": 80},
     },
     # Only status is required: a decoder that orders required fields first then writes

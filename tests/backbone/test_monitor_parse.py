@@ -83,3 +83,17 @@ def test_reference_markers_are_not_part_of_the_value() -> None:
                "predicted_answer": "feed each page to PDFBox [12, 14] ,"}, DOC, [],
               "They use Tika for the pages.")
     assert v.predicted_answer == "feed each page to PDFBox"
+
+
+def test_a_value_the_length_cap_ended_loses_its_last_word() -> None:
+    from app.backbone.schemas import VALUE_MAX_CHARS
+
+    whole = "We split each PDF into pages and feed each page to PDFBox for the text, then"
+    cut = (whole + " tokeni")[:VALUE_MAX_CHARS]  # the decoder stopped inside a word
+    assert len(cut) == VALUE_MAX_CHARS
+    v = parse({"status": "incorrect_info", "claim": "the parser", "predicted_answer": cut},
+              DOC, [], "They use Tika for the pages.")
+    assert v.predicted_answer == whole  # "tok" of "tokenize" dropped
+    short = parse({"status": "incorrect_info", "claim": "the parser",
+                   "predicted_answer": "PDFBox"}, DOC, [], "They use Tika for the pages.")
+    assert short.predicted_answer == "PDFBox"  # under the cap: kept whole
