@@ -369,7 +369,11 @@ def quoted_open_question(document: Any, asked: Proposal, facts: DocumentFacts,
 def intervention(draft: Draft, ident: str) -> Intervention:
     """The intervention a draft that passed every stage becomes."""
     assert draft.made is not None
-    values = spoken_values(set_aside(draft.made.text, draft.raised), draft.hint)
+    # What it tells the room: a value the raising turns said too is no news, and the room
+    # saying it again does not make the intervention stale ("in 10 days" of a quote that
+    # corrects "1,200 beds", then "not in 10 years").
+    values = tuple(v for v in spoken_values(set_aside(draft.made.text, draft.raised), draft.hint)
+                   if not any(value_present(v, said, 1.0) for said in draft.raised))
     return Intervention(
         id=ident, kind=InterventionKind.PROACTIVE, text=draft.text, claim=draft.claim.text,
         intent=draft.intent, topic=draft.made.topic, citations=draft.cites,

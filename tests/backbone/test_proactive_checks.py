@@ -95,6 +95,16 @@ def test_a_correction_may_name_the_participants_wrong_value_as_not_x():
     assert decision.intervention.values == ("1,260",)
 
 
+def test_a_value_the_room_said_too_is_not_what_the_correction_tells():
+    turns = ["The school has about 5,000 pupils and 85 teachers, I think.",
+             "Right, 5,000 pupils and 85 teachers."]
+    decision, _ = raise_claim(speak("It has 1,260 pupils and 85 teachers [S0].", [0]),
+                              PUPILS_WRONG, turns)
+    assert "85 teachers" in spoken(decision)
+    # The room saying "85" again later does not make the correction stale.
+    assert decision.intervention.values == ("1,260",)
+
+
 def test_a_set_aside_value_nobody_said_is_not_said():
     decision, claim = raise_claim(speak("It is 1,260 pupils, not 4,000 [S0].", [0]))
     assert_rolled_back(decision, claim)
