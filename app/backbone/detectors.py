@@ -9,6 +9,7 @@ the model does not have to find the evidence alone.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -524,7 +525,7 @@ def defining_sentence(
     term = defined_term(asked)
     if term is None:
         return None
-    ordered = [*pool, *(facts.sentences[sid] for sid in sorted(facts.sentences))]
+    ordered = itertools.chain(pool, facts.sentences.values())  # the document's own order
     return first_defining(term, ((s, s.text) for s in ordered))
 
 
