@@ -667,10 +667,13 @@ class Backbone:
         """The guard on the turns it reads (``recent``). A turn inside them that the
         monitor counted as raising the claim again is judged as a fix, not as a raising
         turn ("Actually, no, it's 2003. Not 2002." names the wrong value only to reject
-        it); the turn that opened the claim always raised it."""
-        return guard.check(claim.status, claim.predicted_answer,
-                           [line.text for line in recent], self._raising(claim, recent),
-                           self.settings.ledger.guard_min_token_share)
+        it); the turn that opened the claim always raised it. The turns fix the claim if
+        they state any answer a verdict gave it, newest first."""
+        texts, raising = [line.text for line in recent], self._raising(claim, recent)
+        results = [guard.check(claim.status, answer, texts, raising,
+                               self.settings.ledger.guard_min_token_share)
+                   for answer in reversed(claim.answers or [claim.predicted_answer])]
+        return next((r for r in results if r.closes), results[0])
 
     def _raising(self, claim: Claim, recent: Sequence[Line]) -> list[str]:
         """The turns that raised ``claim``, as the guard reads them beside ``recent``."""

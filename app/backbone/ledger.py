@@ -40,6 +40,10 @@ class Claim:
     # Turns that let the claim stand without reporting it: they count toward persistence
     # but are not the speakers' words on it (the veto and the guard read raised_turns).
     stood_turns: list[int] = field(default_factory=list)
+    # Every answer a verdict gave it, oldest first: a later verdict may read the turn
+    # that fixes the claim as raising it again with another answer (a value cut or
+    # misheard), and the room's fix is judged against what the claim was waiting for.
+    answers: list[str] = field(default_factory=list)
 
     @property
     def open(self) -> bool:
@@ -243,6 +247,7 @@ class ClaimLedger:
             texts=[verdict.claim] if verdict.claim else [],
             predicted_answer=verdict.predicted_answer, evidence=verdict.evidence,
             confirmed=verdict.confirmed,
+            answers=[verdict.predicted_answer] if verdict.predicted_answer else [],
         )
         self.claims[cid] = claim
         return claim
@@ -256,6 +261,8 @@ class ClaimLedger:
         claim.sids.update(verdict.sids)
         if verdict.predicted_answer:
             claim.predicted_answer = verdict.predicted_answer
+            if verdict.predicted_answer not in claim.answers:
+                claim.answers.append(verdict.predicted_answer)
         if verdict.evidence and not claim.evidence:
             claim.evidence = verdict.evidence  # the words that raised it, not the latest
 

@@ -193,6 +193,21 @@ def test_a_repair_the_monitor_flags_again_closes_without_asking_the_model(docume
     assert llm.stages() == ["monitor", "monitor"]
 
 
+def test_a_repair_read_with_another_answer_still_fixes_the_claims_first_answer(document):
+    """The repair's own verdict rewrites the claim's answer (a value misheard or cut in
+    the repair turn); the room stated the answer the claim was opened for, so it is
+    fixed: correcting it with the new answer would contradict a correct speaker."""
+    reread = dict(WRONG, predicted_answer="conditional random field", answer_sids=[3])
+    llm = ScriptedLLM([WRONG, reread, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
+    repair = bb.on_turn(turn(1, "No, sorry, it's Apache's PDFBox library, and Tika for "
+                                "the figures.", "S2"))
+    assert repair.action == "silent" and "the room fixed C1" in repair.reason
+    assert bb.ledger.claims[1].answers == ["PDFBox", "conditional random field"]
+    assert llm.stages() == ["monitor", "monitor"]
+
+
 def test_without_the_setting_the_model_must_propose_the_closure(document):
     llm = ScriptedLLM([WRONG, WRONG, {"resolved": [{"cid": 1, "by": "S2"}]}])
     bb = make(document, llm, guard_closes_corrections=False)
