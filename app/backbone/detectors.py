@@ -74,6 +74,11 @@ class DocumentFacts:
         return {sid: quantities(s.text) for sid, s in self.sentences.items()}
 
     @cached_property
+    def counted(self) -> frozenset[str]:
+        """Every noun a quantity of the document counts."""
+        return frozenset(n for found in self.quantities.values() for q in found for n in q.nouns)
+
+    @cached_property
     def lower(self) -> str:
         return self._text.lower()
 
@@ -544,6 +549,9 @@ def retrieved_answer(
     if listed is not None:
         return listed
     counted = counted_in_question(asked)
+    # What the question counts is nothing the document counts (a word misheard, or said
+    # otherwise): any quantity of a sentence about the question may be its count.
+    unknown = bool(counted) and not counted & facts.counted
     for sentence in pool:
         found = facts.quantities.get(sentence.sid, [])
         # A number of the very thing asked about ("how many visitors" - "1,800 visitors") is
@@ -553,7 +561,8 @@ def retrieved_answer(
             continue
         if wants_date and not states_date(sentence.text):
             continue  # "when" is answered by a sentence with a date in it
-        if wants_quantity and not any(d.percent or d.nouns & (qwords | counted) for d in found):
+        if wants_quantity and not any(d.percent or d.nouns & (qwords | counted) or unknown
+                                      for d in found):
             continue  # no quantity for it here: the document may not say
         return sentence
     return None

@@ -365,3 +365,20 @@ def test_a_what_is_question_is_answered_by_the_sentence_defining_the_term(doc, f
     assert best is not None and best.sid == defining.sid  # found in the document
     best = answer_sentence("What is a KB?", [*mentions, defining], facts)
     assert best is not None and best.sid == defining.sid
+
+
+def test_a_count_of_something_the_document_never_counts_takes_any_quantity_about_it():
+    """A counted word the recognizer misheard ("capenodes") is nothing the document
+    counts: a quantity in a sentence about the question answers it. A counted word the
+    document does count still needs a quantity of it."""
+    from app.backbone.detectors import answer_sentence
+    from app.document import Sentence
+
+    texts = ["The survey ran in twelve schools across the region.",
+             "After cleaning, the dataset kept 4,200 responses."]
+    pool = [Sentence(i, t, page=1, rects=()) for i, t in enumerate(texts)]
+    facts = DocumentFacts(pool)
+    misheard = "So they cleaned the dataset. How many flarbles did that leave?"
+    assert answer_sentence(misheard, pool, facts) is pool[1]
+    known = "So they cleaned the dataset. How many schools did that leave?"
+    assert answer_sentence(known, pool, facts) is pool[0]
