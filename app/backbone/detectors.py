@@ -179,6 +179,9 @@ MAX_SQUEEZED_WORDS = 3  # document words a name run together may span ("BC5 CDR"
 MIN_ACRONYM, MAX_ACRONYM = 3, 6
 _SPELLED_OUT = re.compile(rf"[A-Z]{{{MIN_ACRONYM},{MAX_ACRONYM}}}")
 MIN_SHARED_WORDS = 2  # content words (besides the quantity) a sentence must share
+# Content words a question needs before "half of them are not the document's" can say it
+# is about something else.
+MIN_OFF_TOPIC_WORDS = 3
 NAME_SHARED_WORDS = 3
 
 _NAME = re.compile(r"(?<![\w'])([A-Z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*)")
@@ -229,15 +232,18 @@ def coverage(question: str, sentence: str, unsure: Collection[str] = (),
 
     With ``document`` (the roots of the document's words), only the question's words the
     document uses count: no sentence could hold the others ("I remember they named one",
-    a misheard word). A question half of whose words or more the document never uses asks
-    about something else, and no sentence covers it (0); a word the recognizer was unsure
+    a misheard word). A question of three words or more, half of which or more the
+    document never uses, asks about something else, and no sentence covers it (0); in a
+    shorter one, the word the document lacks may as well be misheard ("reported to the
+    hoo?" for "the WHO"). A word the recognizer was unsure
     of and the document lacks may be one of its words misheard, and counts as the
     document's in that test (not in the share: no sentence holds it as heard)."""
     asked = asked_words(question, unsure)
     if document is not None:
         inside = asked.intersection(document)
         misheard = sum(w not in document for w in asked_words(question) - asked)
-        if (len(inside) + misheard) * 2 <= len(asked) + misheard:
+        if len(asked) >= MIN_OFF_TOPIC_WORDS and (
+                len(inside) + misheard) * 2 <= len(asked) + misheard:
             return 0.0
         asked = inside
     return len(asked & _roots(sentence)) / len(asked) if asked else 0.0

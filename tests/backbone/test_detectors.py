@@ -354,6 +354,10 @@ def test_only_the_words_the_document_uses_count_toward_coverage():
     assert coverage(asked, answer, document=document) == 1.0  # gpu, train
     elsewhere = "What did the catering cost for the dinner in Lisbon on the train?"
     assert coverage(elsewhere, answer, document=document) == 0.0  # mostly not its words
+    misheard = "So when did they get trained on the jeep you?"  # two words: one misheard
+    assert coverage(misheard, answer, document=document) == 1.0
+    aside = "When were the epochs trained in the Lisbon jeep?"  # half not the document's
+    assert coverage(aside, answer, document=document) == 0.0
 
 
 def test_a_what_is_question_is_answered_by_the_sentence_defining_the_term(doc, facts):
