@@ -38,6 +38,10 @@ class InputLevel:
     time: float
     rms: float
     is_speech: bool
+    # Seconds the speech path trailed the microphone when it judged this frame (0 when
+    # it keeps up, or reads a file faster than real time): audio not judged yet may hold
+    # someone starting to talk.
+    lag: float = 0.0
 
 
 @dataclass(frozen=True)

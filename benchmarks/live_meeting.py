@@ -275,7 +275,8 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "stages_s": stages,
         "audio_dropped_s": round(sum(r.audio_dropped_s for r in runs), 2),
         "playbacks": {"begun": sum(r.playbacks[0] for r in runs),
-                      "cut_short": sum(r.playbacks[1] for r in runs)},
+                      "cut_short": sum(r.playbacks[1] for r in runs),
+                      "begun_over_speech": sum(r.playbacks[2] for r in runs)},
         "room_waited": {"turns": sum(r.room_waited[0] for r in runs),
                         "seconds": round(sum(r.room_waited[1] for r in runs), 1)},
         "conversations": [{"document": r.document, "conversation": r.conversation,
@@ -310,8 +311,9 @@ def live_markdown(data: dict[str, Any]) -> str:
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
         ["audio dropped s", data["audio_dropped_s"]],
-        ["playbacks begun / cut short", f"{data['playbacks']['begun']} / "
-                                        f"{data['playbacks']['cut_short']}"],
+        ["playbacks begun / cut short / begun over a participant",
+         f"{data['playbacks']['begun']} / {data['playbacks']['cut_short']} / "
+         f"{data['playbacks']['begun_over_speech']}"],
         ["turns the room held for the agent / seconds", f"{data['room_waited']['turns']} / "
                                                         f"{data['room_waited']['seconds']}"],
     ])  # fmt: skip

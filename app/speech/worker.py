@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -362,9 +362,10 @@ class SpeechWorker:
         for event in events:
             self._emit(event)
         voiced = False
-        if self.segmenter.last_level is not None:
-            voiced = self.segmenter.last_level.is_speech
-            self._emit(self.segmenter.last_level)
+        judged = self.segmenter.last_level
+        if judged is not None:
+            voiced = judged.is_speech
+            self._emit(replace(judged, lag=max(0.0, self._lag(judged.time))))
         if self._overlap is not None:
             # Speech over the agent: what it says decides whether it takes the floor.
             for transcript in self._overlap.update(heard, t0 + dur, events, recent, voiced):

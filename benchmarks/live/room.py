@@ -61,6 +61,14 @@ class RoomLog:
     holds: list[Hold] = field(default_factory=list)  # silence a yielding room inserted
     started: int = 0  # playbacks begun
     stopped: int = 0  # playbacks cut short (by a participant, mostly)
+    begun_at: list[float] = field(default_factory=list)  # audio time each playback began
+
+    @property
+    def begun_over_speech(self) -> int:
+        """Playbacks that began while a participant was talking (by the recognized
+        turns' times, a tenth of a second in): the agent started over someone."""
+        spans = [(t.start + 0.1, t.end) for _, t in self.turns]
+        return sum(any(a < at < b for a, b in spans) for at in self.begun_at)
 
     def recording_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.speed
@@ -87,6 +95,7 @@ class RoomLog:
         elif isinstance(event, PlaybackReceipt):
             if event.status == ReceiptStatus.STARTED:
                 self.started += 1
+                self.begun_at.append(event.time)
                 self.first_audio.setdefault(event.intervention_id, now)
             elif event.intervention_id in self.first_audio:
                 self.finished[event.intervention_id] = now

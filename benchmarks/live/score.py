@@ -55,7 +55,7 @@ class ConversationResult:
     direct_stages: list[dict[str, float | None]] = field(default_factory=list)
     heard_at: dict[tuple[int, str], float] = field(default_factory=dict)  # (turn, text) -> s
     turn_ends: dict[int, float] = field(default_factory=dict)  # scripted turn -> its end, s
-    playbacks: tuple[int, int] = (0, 0)  # begun, cut short
+    playbacks: tuple[int, int, int] = (0, 0, 0)  # begun, cut short, begun over speech
     room_waited: tuple[int, float] = (0, 0.0)  # turns a yielding room held back, seconds
 
 
@@ -271,7 +271,7 @@ def result(
         speakers=(len(rendering.voices), len({t.speaker for _, t in log.turns})),
         stage_ms=stage_ms(d for _, d in log.decisions),
         direct_stages=stages,
-        playbacks=(log.started, log.stopped),
+        playbacks=(log.started, log.stopped, log.begun_over_speech),
         room_waited=(len(log.holds), round(sum(h.seconds for h in log.holds), 1)),
         heard_at=times, turn_ends={int(x.turn): x.end for x in rendering.scripted},  # type: ignore[arg-type]
     )  # fmt: skip

@@ -267,3 +267,16 @@ def test_an_intervention_heard_turns_later_keeps_the_claim_that_made_it() -> Non
     lines, _ = score.decision_lines("g01", "main", rendering, log)
     [spoken] = [d for d in lines if d.spoke]
     assert (spoken.turn, spoken.claim_id) == (2, 7)
+
+
+def test_a_playback_begun_inside_a_recognized_turn_counts_as_begun_over_speech() -> None:
+    from live.room import RoomLog
+
+    from app.events import PlaybackReceipt, ReceiptStatus, Turn
+
+    log = RoomLog(speed=1.0)
+    log.turns = [(0.0, Turn("A", "first", 1.0, 4.0)), (0.0, Turn("B", "second", 6.0, 9.0))]
+    for at in (4.5, 6.05, 7.0, 3.9):  # in a gap, at the onset, inside, inside
+        log.observe(PlaybackReceipt("p", ReceiptStatus.STARTED, 0.0, 0, at))
+    log.observe(PlaybackReceipt("p", ReceiptStatus.STOPPED, 0.5, 0, 7.5))
+    assert (log.started, log.stopped, log.begun_over_speech) == (4, 1, 2)
