@@ -274,6 +274,7 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "model_busy_per_meeting_s": round(sum(stages.values()) / meeting, 2) if meeting else None,
         "stages_s": stages,
         "audio_dropped_s": round(sum(r.audio_dropped_s for r in runs), 2),
+        "heard_late_pct": _pct(sum(r.levels[1] for r in runs), sum(r.levels[0] for r in runs)),
         "playbacks": {"begun": sum(r.playbacks[0] for r in runs),
                       "cut_short": sum(r.playbacks[1] for r in runs),
                       "begun_over_speech": sum(r.playbacks[2] for r in runs)},
@@ -311,6 +312,7 @@ def live_markdown(data: dict[str, Any]) -> str:
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
         ["audio dropped s", data["audio_dropped_s"]],
+        ["input frames judged too late to open the floor %", _n(data["heard_late_pct"])],
         ["playbacks begun / cut short / begun over a participant",
          f"{data['playbacks']['begun']} / {data['playbacks']['cut_short']} / "
          f"{data['playbacks']['begun_over_speech']}"],
@@ -332,6 +334,10 @@ def live_markdown(data: dict[str, Any]) -> str:
     )  # fmt: skip
     return "\n\n".join(["# Live meeting", headline, f"CPU cores busy: {cpu['cores_busy']}",
                         where, types]) + "\n"  # fmt: skip
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return round(100 * part / whole, 1) if whole else None
 
 
 def _n(value: Any) -> str:

@@ -25,6 +25,7 @@ from app.clock import RealClock
 from app.events import (
     AnswerDelta,
     Decision,
+    InputLevel,
     Intervention,
     PlaybackReceipt,
     ReceiptStatus,
@@ -62,6 +63,10 @@ class RoomLog:
     started: int = 0  # playbacks begun
     stopped: int = 0  # playbacks cut short (by a participant, mostly)
     begun_at: list[float] = field(default_factory=list)  # audio time each playback began
+    # input levels the floor was sent, and those judged more than the floor's
+    # ``release_max_lag`` behind the microphone (no pause may open the floor there)
+    levels: tuple[int, int] = (0, 0)
+    behind_s: float = Settings().floor.release_max_lag
 
     @property
     def begun_over_speech(self) -> int:
@@ -84,7 +89,9 @@ class RoomLog:
     def observe(self, event: Any) -> None:
         now = time.monotonic()
         name = type(event).__name__
-        if isinstance(event, Turn):
+        if isinstance(event, InputLevel):
+            self.levels = (self.levels[0] + 1, self.levels[1] + (event.lag > self.behind_s))
+        elif isinstance(event, Turn):
             self.turns.append((now, event))
         elif isinstance(event, Decision):
             self.decisions.append((now, event))

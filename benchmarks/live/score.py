@@ -57,6 +57,7 @@ class ConversationResult:
     turn_ends: dict[int, float] = field(default_factory=dict)  # scripted turn -> its end, s
     playbacks: tuple[int, int, int] = (0, 0, 0)  # begun, cut short, begun over speech
     room_waited: tuple[int, float] = (0, 0.0)  # turns a yielding room held back, seconds
+    levels: tuple[int, int] = (0, 0)  # input levels, those heard too late to open the floor
 
 
 def _overlap(a: float, b: float, line: Line) -> float:
@@ -272,6 +273,7 @@ def result(
         stage_ms=stage_ms(d for _, d in log.decisions),
         direct_stages=stages,
         playbacks=(log.started, log.stopped, log.begun_over_speech),
+        levels=log.levels,
         room_waited=(len(log.holds), round(sum(h.seconds for h in log.holds), 1)),
         heard_at=times, turn_ends={int(x.turn): x.end for x in rendering.scripted},  # type: ignore[arg-type]
     )  # fmt: skip
