@@ -239,10 +239,6 @@ class FloorSettings:
     release_silence_waited: float = 1.0
     release_rms: float = 0.004
     release_rms_hold: float = 0.35
-    # A pause opens the floor only once it is heard up to the present: while the speech
-    # path trails the microphone by more than this (a turn being decoded), the audio it
-    # has not judged may hold someone who has started to talk.
-    release_max_lag: float = 0.3
     # Backchannel filter (SPEC §5: backchannels do not barge in): sustained speech over
     # the agent stops it only once its partial transcript holds a word that is not a
     # backchannel word, or once it has gone on this long (onset to latest voiced frame).

@@ -312,7 +312,7 @@ def live_markdown(data: dict[str, Any]) -> str:
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
         ["audio dropped s", data["audio_dropped_s"]],
-        ["input frames judged too late to open the floor %", _n(data["heard_late_pct"])],
+        ["input frames judged > 0.3 s after they were heard %", _n(data["heard_late_pct"])],
         ["playbacks begun / cut short / begun over a participant",
          f"{data['playbacks']['begun']} / {data['playbacks']['cut_short']} / "
          f"{data['playbacks']['begun_over_speech']}"],

@@ -101,7 +101,6 @@ class FloorFSM:
         self.last_onset = _NEVER
         self.silence_since: float | None = None
         self.quiet_since: float | None = None
-        self.hearing_lag = 0.0  # seconds the speech path trails the microphone
         self.last_activity = _NEVER
         self.thinking_since: float | None = None
         self.played_until = _NEVER
@@ -211,7 +210,6 @@ class FloorFSM:
         self.silence_since = min(self.silence_since or e.time, start)
 
     def _level(self, level: InputLevel) -> None:
-        self.hearing_lag = level.lag
         self._barge_in_if(self.barge.on_level(level))
         if level.is_speech:
             self.silence_since = None
@@ -223,12 +221,9 @@ class FloorFSM:
             self.quiet_since = level.time
 
     def _opening(self, now: float) -> bool:
-        """A real pause: long VAD silence, nobody speaking, a quiet input level, all
-        heard up to the present."""
+        """A real pause: long VAD silence, nobody speaking, a quiet input level."""
         s = self.settings
         if self.voiced or self.silence_since is None or self.quiet_since is None:
-            return False
-        if self.hearing_lag > s.release_max_lag:
             return False
         silent_from = max(self.silence_since, self.played_until)
         return reached(now, silent_from, self._release_silence()) and reached(

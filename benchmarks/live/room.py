@@ -63,10 +63,10 @@ class RoomLog:
     started: int = 0  # playbacks begun
     stopped: int = 0  # playbacks cut short (by a participant, mostly)
     begun_at: list[float] = field(default_factory=list)  # audio time each playback began
-    # input levels the floor was sent, and those judged more than the floor's
-    # ``release_max_lag`` behind the microphone (no pause may open the floor there)
+    # input levels the floor was sent, and those the speech path judged more than
+    # ``behind_s`` after they were heard: a pause called there may already be over
     levels: tuple[int, int] = (0, 0)
-    behind_s: float = Settings().floor.release_max_lag
+    behind_s: float = 0.3
 
     @property
     def begun_over_speech(self) -> int:

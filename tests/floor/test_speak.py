@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from app.floor import FloorFSM
@@ -62,25 +60,6 @@ RELEASE = [
 @pytest.mark.parametrize(("steps", "expected"), RELEASE)
 def test_release(steps: list, expected: list) -> None:
     assert run(steps).log == expected
-
-
-def behind(steps: list, start: float, end: float, lag: float) -> list:
-    """``steps`` with the input levels of [start, end) judged ``lag`` seconds late."""
-    return [(t, kind, dataclasses.replace(x, lag=lag))
-            if kind == "level" and start <= t < end else (t, kind, x)
-            for t, kind, x in steps]
-
-
-def test_a_pause_opens_the_floor_only_once_it_is_heard_up_to_the_present() -> None:
-    """The speech path fell a second behind (a turn being decoded): the two seconds of
-    silence are there, but the audio not judged yet may hold a new speaker."""
-    steps = room(0, 12, speech=[(0, 3)]) + [(1.0, "iv", iv())]
-    assert run(behind(steps, 4.5, 6.5, 1.0)).log == [LISTENING, *played_at(6.5)]
-    assert run(behind(steps, 4.5, 6.5, 0.3)).log == [LISTENING, *played_at(5.0)]
-    # Caught up, it hears the next speaker first: no opening until their turn is over.
-    lagging = behind(room(0, 12, speech=[(0, 3), (5.5, 7)]) + [(1.0, "iv", iv())],
-                     4.5, 5.5, 1.0)
-    assert run(lagging).log == [LISTENING, *played_at(9.0)]
 
 
 # A lively room: four turns with 1.2 s between them, then a long pause.

@@ -282,12 +282,12 @@ def test_a_playback_begun_inside_a_recognized_turn_counts_as_begun_over_speech()
     assert (log.started, log.stopped, log.begun_over_speech) == (4, 1, 2)
 
 
-def test_input_levels_judged_too_late_to_open_the_floor_are_counted() -> None:
+def test_input_levels_judged_late_are_counted() -> None:
     from live.room import RoomLog
 
     from app.events import InputLevel
 
     log = RoomLog(speed=1.0)
-    for lag in (0.0, 1.2, 0.3, 0.31):  # the floor's release_max_lag is 0.3 s
+    for lag in (0.0, 1.2, 0.3, 0.31):  # more than 0.3 s counts
         log.observe(InputLevel(1.0, 0.01, False, lag))
     assert log.levels == (4, 2)
