@@ -19,7 +19,8 @@ Writes, under DIR:
 - ``report.json`` / ``report.md`` / ``report.png``: the replay scorer's per-type table;
 - ``qa.jsonl``: the direct answers as ``jarvis qa`` scores them;
 - ``live.json`` / ``live.md``: decision lag, backlog, speak delay, direct first audio,
-  CPU share of speech vs model, where the time goes, next to the text replay of the
+  CPU share of speech vs model, where the time goes, playbacks begun over a participant,
+  the share of input frames judged more than 0.3 s late, next to the text replay of the
   same conversations (``--compare-replay``, under ``DIR/replay``).
 """
 
