@@ -242,13 +242,11 @@ class ClaimLedger:
         cid, self._next_cid = self._next_cid, self._next_cid + 1
         claim = Claim(
             cid=cid, text=verdict.claim, status=verdict.status,
-            key=verdict.key or claim_key(verdict.claim), sids=set(verdict.sids),
+            key=verdict.key or claim_key(verdict.claim), sids=set(),
             persistence=1, opened_turn=turn, last_mention=turn, raised_turns=[turn],
-            texts=[verdict.claim] if verdict.claim else [],
-            predicted_answer=verdict.predicted_answer, evidence=verdict.evidence,
-            confirmed=verdict.confirmed,
-            answers=[verdict.predicted_answer] if verdict.predicted_answer else [],
+            texts=[verdict.claim] if verdict.claim else [], confirmed=verdict.confirmed,
         )
+        self._take_grounding(claim, verdict)
         self.claims[cid] = claim
         return claim
 
