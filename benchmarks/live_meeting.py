@@ -42,7 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from live import score  # noqa: E402
 from live.pauses import meeting_pauses  # noqa: E402
 from live.render import Question, RoomSettings, Voices, render  # noqa: E402
-from live.room import play  # noqa: E402
+from live.room import JUDGED_LATE_S, play  # noqa: E402
 from live.yielding import as_played  # noqa: E402
 
 from app.eval.dataset import (  # noqa: E402
@@ -55,7 +55,12 @@ from app.eval.dataset import (  # noqa: E402
 )
 from app.eval.qa import summarise_qa  # noqa: E402
 from app.eval.report import markdown_table, write_replay_report  # noqa: E402
-from app.eval.scoring import ReplayReport, lexical_similarity, score_replay  # noqa: E402
+from app.eval.scoring import (  # noqa: E402
+    ReplayReport,
+    lexical_similarity,
+    score_replay,
+    share_pct,
+)
 from app.paths import cache_dir  # noqa: E402
 from app.settings import FloorMode, Patience, Settings  # noqa: E402
 from app.speech.audio import MIC_QUEUE_BLOCKS  # noqa: E402
@@ -275,7 +280,7 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "model_busy_per_meeting_s": round(sum(stages.values()) / meeting, 2) if meeting else None,
         "stages_s": stages,
         "audio_dropped_s": round(sum(r.audio_dropped_s for r in runs), 2),
-        "heard_late_pct": _pct(sum(r.levels[1] for r in runs), sum(r.levels[0] for r in runs)),
+        "heard_late_pct": share_pct(sum(r.levels[1] for r in runs), sum(r.levels[0] for r in runs)),
         "playbacks": {"begun": sum(r.playbacks[0] for r in runs),
                       "cut_short": sum(r.playbacks[1] for r in runs),
                       "begun_over_speech": sum(r.playbacks[2] for r in runs)},
@@ -313,7 +318,8 @@ def live_markdown(data: dict[str, Any]) -> str:
                                                f"{data['direct']['citation_hit_pct']}"],
         ["model busy s per meeting s", data["model_busy_per_meeting_s"]],
         ["audio dropped s", data["audio_dropped_s"]],
-        ["input frames judged > 0.3 s after they were heard %", _n(data["heard_late_pct"])],
+        [f"input frames judged > {JUDGED_LATE_S} s after they were heard %",
+         _n(data["heard_late_pct"])],
         ["playbacks begun / cut short / begun over a participant",
          f"{data['playbacks']['begun']} / {data['playbacks']['cut_short']} / "
          f"{data['playbacks']['begun_over_speech']}"],
@@ -335,10 +341,6 @@ def live_markdown(data: dict[str, Any]) -> str:
     )  # fmt: skip
     return "\n\n".join(["# Live meeting", headline, f"CPU cores busy: {cpu['cores_busy']}",
                         where, types]) + "\n"  # fmt: skip
-
-
-def _pct(part: int, whole: int) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
 
 
 def _n(value: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from app.eval.dataset import QAItem
 from app.eval.defects import check_utterance
 from app.eval.replay import BackboneFactory, intervention_fields
-from app.eval.scoring import percentile
+from app.eval.scoring import percentile, share_pct
 from app.eval.text import overlap_coefficient, token_f1
 from app.events import AnswerDelta, Intervention, Turn
 from app.language.sentences import sentences
@@ -153,10 +153,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def _pct(part: int, whole: int) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
-
-
 def _ms(values: Sequence[float], q: float) -> float | None:
     value = percentile(values, q)
     return None if value is None else round(value, 1)
@@ -172,17 +168,18 @@ def summarise_qa(records: Sequence[QARecord]) -> dict[str, Any]:
     return {
         "items": len(records),
         "answerable": len(answerable),
-        "accuracy_pct": _pct(sum(r.correct for r in answerable), len(answerable)),
+        "accuracy_pct": share_pct(sum(r.correct for r in answerable), len(answerable)),
         "token_f1": _mean([r.f1 for r in answerable]),
         "citation_overlap": _mean([r.citation_overlap or 0.0 for r in cited]),
-        "citation_hit_pct": _pct(sum(r.citation_hit for r in cited), len(cited)),
-        "cited_pct": _pct(len(cited), len(answerable)),
-        "abstention_pct": _pct(sum(r.action == "abstain" for r in answerable), len(answerable)),
-        "answers_cited_pct": _pct(sum(bool(r.quote_sids) for r in answered),
-                                  len(answered)),
+        "citation_hit_pct": share_pct(sum(r.citation_hit for r in cited), len(cited)),
+        "cited_pct": share_pct(len(cited), len(answerable)),
+        "abstention_pct": share_pct(sum(r.action == "abstain" for r in answerable),
+                                    len(answerable)),
+        "answers_cited_pct": share_pct(sum(bool(r.quote_sids) for r in answered),
+                                       len(answered)),
         "answer_defects": answer_defects(answered),
         "unanswerable": len(unanswerable),
-        "abstained_when_unanswerable_pct": _pct(
+        "abstained_when_unanswerable_pct": share_pct(
             sum(r.correct for r in unanswerable), len(unanswerable)
         ),
         "errors": sum(r.action == "error" for r in records),

@@ -96,7 +96,7 @@ class ClaimMatching:
 
     @property
     def rate(self) -> float | None:
-        return _pct(self.same_claim, self.repeats)
+        return share_pct(self.same_claim, self.repeats)
 
 
 @dataclass(frozen=True)
@@ -247,7 +247,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def _pct(numerator: int, denominator: int) -> float | None:
+def share_pct(numerator: int, denominator: int) -> float | None:
+    """``numerator`` as a percentage of ``denominator``, one decimal; None of nothing."""
     return round(100 * numerator / denominator, 1) if denominator else None
 
 
@@ -326,20 +327,20 @@ def summarise_type(kind: str, outcomes: Sequence[EventOutcome]) -> TypeSummary:
     return TypeSummary(
         type=kind,
         events=len(outcomes),
-        addressed_pct=_pct(len(addressed), len(outcomes)),
-        correct_when_spoken_pct=_pct(sum(bool(o.correct) for o in addressed), len(addressed)),
-        good_pct=_pct(sum(o.good for o in outcomes), len(outcomes)),
+        addressed_pct=share_pct(len(addressed), len(outcomes)),
+        correct_when_spoken_pct=share_pct(sum(bool(o.correct) for o in addressed), len(addressed)),
+        good_pct=share_pct(sum(o.good for o in outcomes), len(outcomes)),
         interrupted_pct=(
-            _pct(sum(bool(o.interrupted) for o in outcomes), len(outcomes))
+            share_pct(sum(bool(o.interrupted) for o in outcomes), len(outcomes))
             if kind == "self_correction"
             else None
         ),
         fabricated_pct=(
-            _pct(sum(bool(o.fabricated) for o in outcomes), len(outcomes))
+            share_pct(sum(bool(o.fabricated) for o in outcomes), len(outcomes))
             if kind == "unanswerable"
             else None
         ),
-        within_2_turns_pct=_pct(len(quick), len(addressed)),
+        within_2_turns_pct=share_pct(len(quick), len(addressed)),
     )
 
 
@@ -439,7 +440,7 @@ def score_replay(
         histogram=histogram,
         ordinary_turns=ordinary,
         unprompted=len(unprompted),
-        unprompted_per_100=_pct(len(unprompted), ordinary),
+        unprompted_per_100=share_pct(len(unprompted), ordinary),
         interventions=sum(d.spoke for d in decisions),
         latency=summarise_latency(decisions),
         claim_matching=matching,

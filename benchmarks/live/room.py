@@ -39,6 +39,7 @@ from live.render import Line
 from live.yielding import AgentVoice, Hold, YieldingRoom
 
 PARTS = {"jv-speech": "speech", "jv-model": "model", "jv-voice": "voice"}
+JUDGED_LATE_S = 0.3  # an input frame judged later than this after it was heard is late
 
 
 @dataclass
@@ -64,9 +65,8 @@ class RoomLog:
     stopped: int = 0  # playbacks cut short (by a participant, mostly)
     begun_at: list[float] = field(default_factory=list)  # audio time each playback began
     # input levels the floor was sent, and those the speech path judged more than
-    # ``behind_s`` after they were heard: a pause called there may already be over
+    # ``JUDGED_LATE_S`` after they were heard: a pause called there may already be over
     levels: tuple[int, int] = (0, 0)
-    behind_s: float = 0.3
 
     @property
     def begun_over_speech(self) -> int:
@@ -90,7 +90,7 @@ class RoomLog:
         now = time.monotonic()
         name = type(event).__name__
         if isinstance(event, InputLevel):
-            self.levels = (self.levels[0] + 1, self.levels[1] + (event.lag > self.behind_s))
+            self.levels = (self.levels[0] + 1, self.levels[1] + (event.lag > JUDGED_LATE_S))
         elif isinstance(event, Turn):
             self.turns.append((now, event))
         elif isinstance(event, Decision):

@@ -57,7 +57,7 @@ class ConversationResult:
     turn_ends: dict[int, float] = field(default_factory=dict)  # scripted turn -> its end, s
     playbacks: tuple[int, int, int] = (0, 0, 0)  # begun, cut short, begun over speech
     room_waited: tuple[int, float] = (0, 0.0)  # turns a yielding room held back, seconds
-    levels: tuple[int, int] = (0, 0)  # input levels, those judged over 0.3 s late
+    levels: tuple[int, int] = (0, 0)  # input levels, those judged late (room.JUDGED_LATE_S)
 
 
 def _overlap(a: float, b: float, line: Line) -> float:
