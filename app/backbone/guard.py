@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.backbone.verdict import Status
+from app.language.numbers import quantities
 from app.language.sentences import sentences
 from app.language.talk import Talk, contains_question, is_question, reports_failed_recall, says
 from app.language.values import value_present
@@ -65,6 +66,20 @@ def check(
             continue
         return GuardResult(True, "value stated", i, shown=True)
     return GuardResult(False, "guard: correct value not stated in the last turns")
+
+
+def fix_values(answer: str, raising: Sequence[str]) -> list[str]:
+    """The values of an answer that holds several which each fix the claim on its own:
+    those of the kind the raising turns stated with another value ("1.8%" raised, answer
+    "0.8% ... to a 1.9%": 0.8% and 1.9%). A speaker who repairs to one of them says what
+    the document says; asking for every number of the answer would correct that speaker
+    over the other value, left unsaid or misheard."""
+    given = quantities(answer)
+    if len(given) < 2:
+        return []
+    said = [q for text in raising for q in quantities(text)]
+    return [q.raw for q in given
+            if any(q.compatible(r) for r in said) and not any(q.same_value(r) for r in said)]
 
 
 def _leaves_open(text: str) -> bool:

@@ -668,10 +668,11 @@ class Backbone:
         monitor counted as raising the claim again is judged as a fix, not as a raising
         turn ("Actually, no, it's 2003. Not 2002." names the wrong value only to reject
         it); the turn that opened the claim always raised it. The turns fix the claim if
-        they state any answer a verdict gave it (the current one's result is the one
-        reported when none does)."""
+        they state any answer a verdict gave it, or one value of an answer that holds
+        several (the current one's result is the one reported when none does)."""
         texts, raising = [line.text for line in recent], self._raising(claim, recent)
-        answers = dict.fromkeys([claim.predicted_answer, *reversed(claim.answers)])
+        given = [claim.predicted_answer, *reversed(claim.answers)]
+        answers = dict.fromkeys(given + [v for a in given for v in guard.fix_values(a, raising)])
         results = [guard.check(claim.status, answer, texts, raising,
                                self.settings.ledger.guard_min_token_share)
                    for answer in answers]
