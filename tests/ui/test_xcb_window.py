@@ -113,8 +113,13 @@ def launch(display: str, tmp_path: Path) -> subprocess.Popen[str]:
         "XDG_CONFIG_HOME": str(tmp_path / "config"),  # saved preferences
     }
     pdf = DemoAssets.bundled().pdf
-    return subprocess.Popen([sys.executable, "-m", "app", "run", str(pdf)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # Output to a file, not a pipe nobody reads while the app runs: a full pipe would
+    # block the app's logging, and so its exit.
+    with open(tmp_path / "output.txt", "w") as out:
+        app = subprocess.Popen([sys.executable, "-m", "app", "run", str(pdf)], env=env,
+                               stdout=out, stderr=subprocess.STDOUT, text=True)
+    app.output = tmp_path / "output.txt"  # type: ignore[attr-defined]
+    return app
 
 
 def wait_for_window(display: str, app: subprocess.Popen[str], timeout: float) -> str:
@@ -156,7 +161,7 @@ def test_jarvis_run_opens_a_painted_window_on_xcb(display: str, tmp_path: Path) 
 
         xdotool(display, "windowfocus", "--sync", window)
         xdotool(display, "key", "ctrl+q")
-        assert app.wait(timeout=60) == 0, _output(app)
+        assert exit_code(app, timeout=60) == 0, _output(app)
     finally:
         if app.poll() is None:
             app.send_signal(signal.SIGKILL)
@@ -170,7 +175,7 @@ def test_ctrl_c_in_the_terminal_closes_the_window_and_its_record(display: str,
         assert wait_for_window(display, app, timeout=90), _output(app)
         time.sleep(3.0)  # the workers are starting: Ctrl-C must stop them as well
         app.send_signal(signal.SIGINT)
-        assert app.wait(timeout=60) == 0, _output(app)
+        assert exit_code(app, timeout=60) == 0, _output(app)
         records = sorted((tmp_path / "data" / "sessions").glob("*.jsonl"))
         assert records, _output(app)
         assert read_record(records[-1])[-1]["kind"] == SESSION_ENDED
@@ -180,8 +185,18 @@ def test_ctrl_c_in_the_terminal_closes_the_window_and_its_record(display: str,
             app.wait()
 
 
+def exit_code(app: subprocess.Popen[str], timeout: float) -> int | None:
+    """The app's exit code, or None when it has not exited within ``timeout``."""
+    try:
+        return app.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def _output(app: subprocess.Popen[str]) -> str:
+    """What the app said (its exit code first), stopping it if it still runs."""
     if app.poll() is None:
         app.kill()
-    out, _ = app.communicate(timeout=30)
-    return out[-4000:]
+        app.wait(timeout=30)
+    said = app.output.read_text(errors="replace")  # type: ignore[attr-defined]
+    return f"exit code {app.returncode}\n{said[-4000:]}"
