@@ -239,10 +239,6 @@ class FloorSettings:
     release_silence_waited: float = 1.0
     release_rms: float = 0.004
     release_rms_hold: float = 0.35
-    # The speech path judges audio late when the CPU is busy (each input level carries
-    # by how much): a pause called on it is confirmed on the audio that was live when it
-    # was called, so the agent does not start over someone who began in the meantime.
-    release_confirm_lag: bool = True
     # Backchannel filter (SPEC §5: backchannels do not barge in): sustained speech over
     # the agent stops it only once its partial transcript holds a word that is not a
     # backchannel word, or once it has gone on this long (onset to latest voiced frame).

@@ -101,8 +101,6 @@ class FloorFSM:
         self.last_onset = _NEVER
         self.silence_since: float | None = None
         self.quiet_since: float | None = None
-        self.hearing_lag = 0.0  # seconds the speech path trails the microphone
-        self.heard_through: float | None = None  # a pause holds once heard up to here
         self.last_activity = _NEVER
         self.thinking_since: float | None = None
         self.played_until = _NEVER
@@ -212,7 +210,6 @@ class FloorFSM:
         self.silence_since = min(self.silence_since or e.time, start)
 
     def _level(self, level: InputLevel) -> None:
-        self.hearing_lag = level.lag
         self._barge_in_if(self.barge.on_level(level))
         if level.is_speech:
             self.silence_since = None
@@ -232,18 +229,6 @@ class FloorFSM:
         return reached(now, silent_from, self._release_silence()) and reached(
             now, self.quiet_since, s.release_rms_hold
         )
-
-    def _pause_heard(self, now: float) -> bool:
-        """An opening that still holds on the audio which was live when it was first
-        seen (``hearing_lag`` later in audio time): a participant who began to talk while
-        the speech path caught up closes it."""
-        if not self._opening(now):
-            self.heard_through = None
-            return False
-        if self.heard_through is None:
-            lag = self.hearing_lag if self.settings.release_confirm_lag else 0.0
-            self.heard_through = now + lag
-        return now >= self.heard_through - EPS
 
     def _release_silence(self) -> float:
         """The pause that opens the floor: ``release_silence``, or the shorter
@@ -694,7 +679,7 @@ class FloorFSM:
             self._lower_hand("no_permission")
         if self.permission_at is not None and reached(now, self.permission_at, s.permission_wait):
             self._permitted(now)
-        if self.queued is not None and self.playing is None and self._pause_heard(now):
+        if self.queued is not None and self.playing is None and self._opening(now):
             if (not self.paused and self.permission_at is None and not self._between(self.queued)
                     and (self.queued.direct or not self._answer_pending(now))):
                 slot, self.queued = self.queued, None

@@ -82,16 +82,14 @@ def room(
     noise: Iterable[tuple[float, float]] = (),
     self_voice: bool = False,
     step: float = 0.1,
-    lag: float = 0.0,
 ) -> list[Step]:
-    """Input levels every ``step`` plus the VAD events a segmenter would send; ``lag``: by
-    how much the speech path trails the microphone as it judges each level."""
+    """Input levels every ``step`` plus the VAD events a segmenter would send."""
     speech, noise = list(speech), list(noise)
     out: list[Step] = []
     for t in _times(t0, t1, step):
         talking = any(a <= t < b for a, b in speech)
         loud = talking or any(a <= t < b for a, b in noise)
-        out.append((t, "level", InputLevel(t, 0.05 if loud else 0.001, talking, lag)))
+        out.append((t, "level", InputLevel(t, 0.05 if loud else 0.001, talking)))
     for a, b in speech:
         out.append((a, "vad", VadEvent(VadKind.SPEECH_ONSET, a, 0.05, self_voice)))
         if b - a >= 0.5:

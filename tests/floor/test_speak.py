@@ -95,25 +95,6 @@ def test_the_shorter_opening_is_still_a_pause() -> None:
     assert log == [LISTENING, *played_at(13.0)]
 
 
-@pytest.mark.parametrize(("speech", "confirm", "at"), [
-    ([(0, 3)], True, 5.7),  # the pause is heard 0.7 s further before it opens
-    ([(0, 3), (5.5, 8)], True, 10.7),  # someone began in that 0.7 s: the next pause
-    ([(0, 3), (5.5, 8)], False, 5.0),  # called on late audio: over the new speaker
-])
-def test_a_pause_judged_late_opens_once_heard_up_to_when_it_was_seen(
-    speech: list, confirm: bool, at: float
-) -> None:
-    settings = FloorSettings(release_confirm_lag=confirm)
-    steps = room(0, 14, speech=speech, lag=0.7) + [(1.0, "iv", iv())]
-    assert run(steps, FloorFSM(settings)).of("play") == [(at, PLAY)]
-
-
-def test_each_opening_is_confirmed_anew_after_the_agent_spoke() -> None:
-    steps = (room(0, 16, speech=[(0, 3)], lag=0.5)
-             + [(1.0, "iv", iv()), (6.0, "iv", iv("p2")), receipt(8.0, "p1", "finished", 2.0)])
-    assert run(steps).of("play") == [(5.5, PLAY), (10.5, ("play", "p2", TEXT, 0))]
-
-
 heard_at = heard
 
 
