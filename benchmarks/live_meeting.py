@@ -42,7 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from live import score  # noqa: E402
 from live.pauses import meeting_pauses  # noqa: E402
 from live.render import Question, RoomSettings, Voices, render  # noqa: E402
-from live.room import JUDGED_LATE_S, play  # noqa: E402
+from live.room import JUDGED_LATE_S, PAUSE_START_S, play  # noqa: E402
 from live.yielding import as_played  # noqa: E402
 
 from app.eval.dataset import (  # noqa: E402
@@ -114,7 +114,7 @@ def live_settings(draft_tokens: int | None = None, batch_threads: int | None = N
     """The product defaults, in speak mode with default patience; the model options
     given replace the product's."""
     s = Settings()
-    given = {"draft_tokens": draft_tokens, "batch_threads": batch_threads}
+    given: dict[str, Any] = {"draft_tokens": draft_tokens, "batch_threads": batch_threads}
     llm = dataclasses.replace(s.llm, **{k: v for k, v in given.items() if v is not None})
     return dataclasses.replace(
         s,
@@ -281,6 +281,8 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "stages_s": stages,
         "audio_dropped_s": round(sum(r.audio_dropped_s for r in runs), 2),
         "heard_late_pct": share_pct(sum(r.levels[1] for r in runs), sum(r.levels[0] for r in runs)),
+        "heard_late_at_pause_start_pct": share_pct(sum(r.pause_levels[1] for r in runs),
+                                                   sum(r.pause_levels[0] for r in runs)),
         "playbacks": {"begun": sum(r.playbacks[0] for r in runs),
                       "cut_short": sum(r.playbacks[1] for r in runs),
                       "begun_over_speech": sum(r.playbacks[2] for r in runs)},
@@ -320,6 +322,8 @@ def live_markdown(data: dict[str, Any]) -> str:
         ["audio dropped s", data["audio_dropped_s"]],
         [f"input frames judged > {JUDGED_LATE_S} s after they were heard %",
          _n(data["heard_late_pct"])],
+        [f"the same in the first {PAUSE_START_S} s of a pause after a turn %",
+         _n(data["heard_late_at_pause_start_pct"])],
         ["playbacks begun / cut short / begun over a participant",
          f"{data['playbacks']['begun']} / {data['playbacks']['cut_short']} / "
          f"{data['playbacks']['begun_over_speech']}"],

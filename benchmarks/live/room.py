@@ -40,6 +40,7 @@ from live.yielding import AgentVoice, Hold, YieldingRoom
 
 PARTS = {"jv-speech": "speech", "jv-model": "model", "jv-voice": "voice"}
 JUDGED_LATE_S = 0.3  # an input frame judged later than this after it was heard is late
+PAUSE_START_S = 2.0  # the start of a pause: as long as the floor's release silence
 
 
 @dataclass
@@ -64,9 +65,9 @@ class RoomLog:
     started: int = 0  # playbacks begun
     stopped: int = 0  # playbacks cut short (by a participant, mostly)
     begun_at: list[float] = field(default_factory=list)  # audio time each playback began
-    # input levels the floor was sent, and those the speech path judged more than
-    # ``JUDGED_LATE_S`` after they were heard: a pause called there may already be over
-    levels: tuple[int, int] = (0, 0)
+    # (audio time, lag) of each input level the floor was sent: a pause called on a frame
+    # judged more than ``JUDGED_LATE_S`` after it was heard may already be over
+    lags: list[tuple[float, float]] = field(default_factory=list)
 
     @property
     def begun_over_speech(self) -> int:
@@ -74,6 +75,22 @@ class RoomLog:
         turns' times, a tenth of a second in): the agent started over someone."""
         spans = [(t.start + 0.1, t.end) for _, t in self.turns]
         return sum(any(a < at < b for a, b in spans) for at in self.begun_at)
+
+    @property
+    def levels(self) -> tuple[int, int]:
+        """Input levels, and those judged late."""
+        return len(self.lags), sum(lag > JUDGED_LATE_S for _, lag in self.lags)
+
+    @property
+    def pause_levels(self) -> tuple[int, int]:
+        """Input levels in the first ``PAUSE_START_S`` after a recognized turn's end and
+        inside no turn, where the floor looks for its opening, and those judged late."""
+        turns = [t for _, t in self.turns]
+        pauses = [(t.end, t.end + PAUSE_START_S) for t in turns]
+        inside = [at for at, _ in self.lags if any(a < at <= b for a, b in pauses)
+                  and not any(t.start <= at <= t.end for t in turns)]
+        late = {at for at, lag in self.lags if lag > JUDGED_LATE_S}
+        return len(inside), sum(at in late for at in inside)
 
     def recording_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.speed
@@ -90,7 +107,7 @@ class RoomLog:
         now = time.monotonic()
         name = type(event).__name__
         if isinstance(event, InputLevel):
-            self.levels = (self.levels[0] + 1, self.levels[1] + (event.lag > JUDGED_LATE_S))
+            self.lags.append((event.time, event.lag))
         elif isinstance(event, Turn):
             self.turns.append((now, event))
         elif isinstance(event, Decision):

@@ -58,6 +58,7 @@ class ConversationResult:
     playbacks: tuple[int, int, int] = (0, 0, 0)  # begun, cut short, begun over speech
     room_waited: tuple[int, float] = (0, 0.0)  # turns a yielding room held back, seconds
     levels: tuple[int, int] = (0, 0)  # input levels, those judged late (room.JUDGED_LATE_S)
+    pause_levels: tuple[int, int] = (0, 0)  # the same at pauses' starts (RoomLog.pause_levels)
 
 
 def _overlap(a: float, b: float, line: Line) -> float:
@@ -273,7 +274,7 @@ def result(
         stage_ms=stage_ms(d for _, d in log.decisions),
         direct_stages=stages,
         playbacks=(log.started, log.stopped, log.begun_over_speech),
-        levels=log.levels,
+        levels=log.levels, pause_levels=log.pause_levels,
         room_waited=(len(log.holds), round(sum(h.seconds for h in log.holds), 1)),
         heard_at=times, turn_ends={int(x.turn): x.end for x in rendering.scripted},  # type: ignore[arg-type]
     )  # fmt: skip

@@ -291,3 +291,17 @@ def test_input_levels_judged_late_are_counted() -> None:
     for lag in (0.0, 1.2, 0.3, 0.31):  # more than 0.3 s counts
         log.observe(InputLevel(1.0, 0.01, False, lag))
     assert log.levels == (4, 2)
+
+
+def test_input_levels_judged_late_at_a_pause_start_are_counted_apart() -> None:
+    from live.room import RoomLog
+
+    from app.events import InputLevel, Turn
+
+    log = RoomLog(speed=1.0)
+    log.turns = [(0.0, Turn("A", "first", 1.0, 4.0)), (0.0, Turn("B", "second", 5.0, 9.0))]
+    # in A's pause late and not, inside B, after B's pause began and ended, before A
+    for at, lag in ((4.2, 1.0), (4.8, 0.1), (6.0, 2.0), (10.5, 0.9), (11.5, 0.9), (0.5, 0.9)):
+        log.observe(InputLevel(at, 0.01, False, lag))
+    assert log.pause_levels == (3, 2)
+    assert log.levels == (6, 5)
