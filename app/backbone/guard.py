@@ -70,10 +70,10 @@ def check(
 
 def fix_values(answer: str, raising: Sequence[str]) -> list[str]:
     """The values of an answer that holds several which each fix the claim on its own:
-    those of the kind the raising turns stated with another value ("1.8%" raised, answer
-    "0.8% ... to a 1.9%": 0.8% and 1.9%). A speaker who repairs to one of them says what
-    the document says; asking for every number of the answer would correct that speaker
-    over the other value, left unsaid or misheard."""
+    those of the kind the raising turns stated with another value ("40%" raised, answer
+    "12% in the first year, to 30%": 12% and 30%). A speaker who repairs to one of them
+    says what the document says; asking for every number of the answer would correct
+    that speaker over the other value, left unsaid or misheard."""
     given = quantities(answer)
     if len(given) < 2:
         return []

@@ -101,17 +101,17 @@ def test_precheck_is_the_guard_s_own_test_for_a_value():
 
 
 def test_each_value_of_a_two_value_answer_fixes_a_claim_of_its_kind():
-    answer = "0.8% cut to real GDP if controlled within 3 months, to a 1.9% cost"
-    raised = ["If it's controlled within three months, it's a 1.8% cut to real GDP."]
-    assert guard.fix_values(answer, raised) == ["0.8%", "1.9%"]
+    answer = "12% of the members in the first 2 years, to 30% of them by the fifth"
+    raised = ["They say 40% of the members in the first two years, didn't they?"]
+    assert guard.fix_values(answer, raised) == ["12%", "30%"]
 
 
 def test_a_value_the_raising_turn_stated_or_of_another_kind_fixes_nothing():
-    answer = "0.8% cut to real GDP if controlled within 3 months, to a 1.9% cost"
-    # 1.9% is what was raised; 3 months agrees with the raising turn's own three months
-    assert guard.fix_values(answer, ["A 1.9% cut if it's over in three months."]) == ["0.8%"]
-    assert guard.fix_values(answer, ["It was over in five weeks."]) == []
+    answer = "12% of the members in the first 2 years, to 30% of them by the fifth"
+    # 30% is what was raised; the 2 years agree with the raising turn's own two years
+    assert guard.fix_values(answer, ["30% of the members in the first two years."]) == ["12%"]
+    assert guard.fix_values(answer, ["It took them five months."]) == []
 
 
 def test_a_one_value_answer_has_no_separate_values():
-    assert guard.fix_values("a 0.8% cut to real GDP", ["It's a 1.8% cut."]) == []
+    assert guard.fix_values("12% of the members", ["It was 40%."]) == []

@@ -1009,25 +1009,23 @@ def test_a_correction_from_a_long_sentence_is_said_as_the_value_set_against_the_
     assert len(text.split(" You'll find")[0].split()) <= 25
 
 
-GDP = ("One analyst estimates the impact will range from a 0.8% cut to real GDP if the "
-       "epidemic is controlled within 3 months, to a 1.9% cost to GDP if it lasts 9 months.")
+SHARE = ("Membership grew by 12% in the first 2 years of the scheme, and by 30% "
+         "once it had run for five years.")
 
 
 def test_a_repair_to_one_value_of_a_two_value_answer_fixes_the_claim():
     """The first verdict's answer spans both values of the sentence; the repair states
     the one the claim got wrong and mishears the other: the speaker said what the
     document says, so nothing corrects them."""
-    document = DocumentIndex(Path("gdp.pdf"), "1" * 64, "GDP", 3,
-                             [Sentence(0, GDP, page=1, rects=((0.0, 0.0, 9.0, 9.0),))])
-    wrong = {"status": "incorrect_info", "claim": "the GDP cut if controlled in 3 months",
-             "answer_sids": [0], "evidence": "0.8% cut to real GDP",
-             "predicted_answer": "0.8% cut to real GDP if the epidemic is controlled "
-                                 "within 3 months, to a 1.9%"}
-    reread = dict(wrong, predicted_answer="1.9%")
+    document = DocumentIndex(Path("share.pdf"), "1" * 64, "Share", 3,
+                             [Sentence(0, SHARE, page=1, rects=((0.0, 0.0, 9.0, 9.0),))])
+    wrong = {"status": "incorrect_info", "claim": "membership growth in the first 2 years",
+             "answer_sids": [0], "evidence": "grew by 12% in the first 2 years",
+             "predicted_answer": "12% in the first 2 years of the scheme, and by 30%"}
+    reread = dict(wrong, predicted_answer="30%")
     llm = ScriptedLLM([wrong, reread, SPEAK])
     bb = make(document, llm)
-    bb.on_turn(turn(0, "If it's controlled within three months, it's a 1.8% cut to real GDP.",
-                    "S2"))
-    repair = bb.on_turn(turn(1, "No wait, that's 0.8%. A 0.8% cut if it's controlled "
-                                "within three months and one. 9% if it lasts nine.", "S2"))
+    bb.on_turn(turn(0, "Membership grew by 21% in the first two years, I think.", "S2"))
+    repair = bb.on_turn(turn(1, "No wait, 12%. It grew 12% in the first two years and "
+                                "three. 0% by year five.", "S2"))
     assert repair.action == "silent" and "the room fixed C1" in repair.reason
