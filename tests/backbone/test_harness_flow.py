@@ -193,19 +193,46 @@ def test_a_repair_the_monitor_flags_again_closes_without_asking_the_model(docume
     assert llm.stages() == ["monitor", "monitor"]
 
 
+def repaired(document, first: dict, reread: dict, claim: str, repair: str):
+    """The turn that raises a claim and the repair turn after it, each read by the
+    monitor: the first with ``first``, the repair with ``reread``."""
+    llm = ScriptedLLM([first, reread, SPEAK])
+    bb = make(document, llm)
+    bb.on_turn(turn(0, claim, "S2"))
+    return bb, llm, bb.on_turn(turn(1, repair, "S2"))
+
+
 def test_a_repair_read_with_another_answer_still_fixes_the_claims_first_answer(document):
     """The repair's own verdict rewrites the claim's answer (a value misheard or cut in
     the repair turn); the room stated the answer the claim was opened for, so it is
     fixed: correcting it with the new answer would contradict a correct speaker."""
     reread = dict(WRONG, predicted_answer="conditional random field", answer_sids=[3])
-    llm = ScriptedLLM([WRONG, reread, SPEAK])
-    bb = make(document, llm)
-    bb.on_turn(turn(0, "They run every page through Apache Tika.", "S2"))
-    repair = bb.on_turn(turn(1, "No, sorry, it's Apache's PDFBox library, and Tika for "
-                                "the figures.", "S2"))
+    bb, llm, repair = repaired(document, WRONG, reread,
+                               "They run every page through Apache Tika.",
+                               "No, sorry, it's Apache's PDFBox library, and Tika for the figures.")
     assert repair.action == "silent" and "the room fixed C1" in repair.reason
     assert bb.ledger.claims[1].answers == ["PDFBox", "conditional random field"]
     assert llm.stages() == ["monitor", "monitor"]
+
+
+SHARE = ("Membership grew by 12% in the first 2 years of the scheme, and by 30% "
+         "once it had run for five years.")
+
+
+def test_a_repair_to_one_value_of_a_two_value_answer_fixes_the_claim():
+    """The first verdict's answer spans both values of the sentence; the repair states
+    the one the claim got wrong and mishears the other: the speaker said what the
+    document says, so nothing corrects them."""
+    document = DocumentIndex(Path("share.pdf"), "1" * 64, "Share", 3,
+                             [Sentence(0, SHARE, page=1, rects=((0.0, 0.0, 9.0, 9.0),))])
+    wrong = {"status": "incorrect_info", "claim": "membership growth in the first 2 years",
+             "answer_sids": [0], "evidence": "grew by 12% in the first 2 years",
+             "predicted_answer": "12% in the first 2 years of the scheme, and by 30%"}
+    _, _, repair = repaired(document, wrong, dict(wrong, predicted_answer="30%"),
+                            "Membership grew by 21% in the first two years, I think.",
+                            "No wait, 12%. It grew 12% in the first two years and three. 0% "
+                            "by year five.")
+    assert repair.action == "silent" and "the room fixed C1" in repair.reason
 
 
 def test_without_the_setting_the_model_must_propose_the_closure(document):
@@ -1007,25 +1034,3 @@ def test_a_correction_from_a_long_sentence_is_said_as_the_value_set_against_the_
     text = decision.intervention.text
     assert text.startswith("Actually, the document says") and "40" in text
     assert len(text.split(" You'll find")[0].split()) <= 25
-
-
-SHARE = ("Membership grew by 12% in the first 2 years of the scheme, and by 30% "
-         "once it had run for five years.")
-
-
-def test_a_repair_to_one_value_of_a_two_value_answer_fixes_the_claim():
-    """The first verdict's answer spans both values of the sentence; the repair states
-    the one the claim got wrong and mishears the other: the speaker said what the
-    document says, so nothing corrects them."""
-    document = DocumentIndex(Path("share.pdf"), "1" * 64, "Share", 3,
-                             [Sentence(0, SHARE, page=1, rects=((0.0, 0.0, 9.0, 9.0),))])
-    wrong = {"status": "incorrect_info", "claim": "membership growth in the first 2 years",
-             "answer_sids": [0], "evidence": "grew by 12% in the first 2 years",
-             "predicted_answer": "12% in the first 2 years of the scheme, and by 30%"}
-    reread = dict(wrong, predicted_answer="30%")
-    llm = ScriptedLLM([wrong, reread, SPEAK])
-    bb = make(document, llm)
-    bb.on_turn(turn(0, "Membership grew by 21% in the first two years, I think.", "S2"))
-    repair = bb.on_turn(turn(1, "No wait, 12%. It grew 12% in the first two years and "
-                                "three. 0% by year five.", "S2"))
-    assert repair.action == "silent" and "the room fixed C1" in repair.reason
