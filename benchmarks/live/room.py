@@ -79,7 +79,7 @@ class RoomLog:
     @property
     def levels(self) -> tuple[int, int]:
         """Input levels, and those judged late."""
-        return len(self.lags), sum(lag > JUDGED_LATE_S for _, lag in self.lags)
+        return _late([lag for _, lag in self.lags])
 
     @property
     def pause_levels(self) -> tuple[int, int]:
@@ -87,10 +87,8 @@ class RoomLog:
         inside no turn, where the floor looks for its opening, and those judged late."""
         turns = [t for _, t in self.turns]
         pauses = [(t.end, t.end + PAUSE_START_S) for t in turns]
-        inside = [at for at, _ in self.lags if any(a < at <= b for a, b in pauses)
-                  and not any(t.start <= at <= t.end for t in turns)]
-        late = {at for at, lag in self.lags if lag > JUDGED_LATE_S}
-        return len(inside), sum(at in late for at in inside)
+        return _late([lag for at, lag in self.lags if any(a < at <= b for a, b in pauses)
+                      and not any(t.start <= at <= t.end for t in turns)])
 
     def recording_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.speed
@@ -127,6 +125,11 @@ class RoomLog:
                     self.stopped += 1
         elif name == "Dropped":
             self.dropped.setdefault(event.intervention_id, event.reason)
+
+
+def _late(lags: list[float]) -> tuple[int, int]:
+    """How many lags, and how many of them are over ``JUDGED_LATE_S``."""
+    return len(lags), sum(lag > JUDGED_LATE_S for lag in lags)
 
 
 def name_this_thread(name: str) -> None:

@@ -26,6 +26,7 @@ from app.session.record import SESSION_ENDED, read_record
 
 TOOLS = ("Xvfb", "xdotool", "xwd")
 TITLE = "Jarvis for the room"
+OUTPUT = "output.txt"  # what the app writes, under the test's tmp_path
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11 is Linux-only"),
     pytest.mark.slow,  # the app starts its models while the window is up
@@ -115,11 +116,9 @@ def launch(display: str, tmp_path: Path) -> subprocess.Popen[str]:
     pdf = DemoAssets.bundled().pdf
     # Output to a file, not a pipe nobody reads while the app runs: a full pipe would
     # block the app's logging, and so its exit.
-    with open(tmp_path / "output.txt", "w") as out:
-        app = subprocess.Popen([sys.executable, "-m", "app", "run", str(pdf)], env=env,
-                               stdout=out, stderr=subprocess.STDOUT, text=True)
-    app.output = tmp_path / "output.txt"  # type: ignore[attr-defined]
-    return app
+    with open(tmp_path / OUTPUT, "w") as out:
+        return subprocess.Popen([sys.executable, "-m", "app", "run", str(pdf)], env=env,
+                                stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
 def wait_for_window(display: str, app: subprocess.Popen[str], timeout: float) -> str:
@@ -149,7 +148,7 @@ def test_jarvis_run_opens_a_painted_window_on_xcb(display: str, tmp_path: Path) 
     app = launch(display, tmp_path)
     try:
         window = wait_for_window(display, app, timeout=90)
-        assert window, f"no window appeared; jarvis run said:\n{_output(app)}"
+        assert window, f"no window appeared; jarvis run said:\n{_output(app, tmp_path)}"
         crop = painted(display, window, timeout=30)
         save_png(crop, tmp_path / "window.png")
 
@@ -161,7 +160,7 @@ def test_jarvis_run_opens_a_painted_window_on_xcb(display: str, tmp_path: Path) 
 
         xdotool(display, "windowfocus", "--sync", window)
         xdotool(display, "key", "ctrl+q")
-        assert exit_code(app, timeout=60) == 0, _output(app)
+        assert exit_code(app, timeout=60) == 0, _output(app, tmp_path)
     finally:
         if app.poll() is None:
             app.send_signal(signal.SIGKILL)
@@ -172,12 +171,12 @@ def test_ctrl_c_in_the_terminal_closes_the_window_and_its_record(display: str,
                                                                   tmp_path: Path) -> None:
     app = launch(display, tmp_path)
     try:
-        assert wait_for_window(display, app, timeout=90), _output(app)
+        assert wait_for_window(display, app, timeout=90), _output(app, tmp_path)
         time.sleep(3.0)  # the workers are starting: Ctrl-C must stop them as well
         app.send_signal(signal.SIGINT)
-        assert exit_code(app, timeout=60) == 0, _output(app)
+        assert exit_code(app, timeout=60) == 0, _output(app, tmp_path)
         records = sorted((tmp_path / "data" / "sessions").glob("*.jsonl"))
-        assert records, _output(app)
+        assert records, _output(app, tmp_path)
         assert read_record(records[-1])[-1]["kind"] == SESSION_ENDED
     finally:
         if app.poll() is None:
@@ -193,10 +192,10 @@ def exit_code(app: subprocess.Popen[str], timeout: float) -> int | None:
         return None
 
 
-def _output(app: subprocess.Popen[str]) -> str:
+def _output(app: subprocess.Popen[str], tmp_path: Path) -> str:
     """What the app said (its exit code first), stopping it if it still runs."""
     if app.poll() is None:
         app.kill()
         app.wait(timeout=30)
-    said = app.output.read_text(errors="replace")  # type: ignore[attr-defined]
+    said = (tmp_path / OUTPUT).read_text(errors="replace")
     return f"exit code {app.returncode}\n{said[-4000:]}"
