@@ -32,6 +32,15 @@ class VadEvent:
 
 
 @dataclass(frozen=True)
+class TurnsRecognized:
+    """Every turn whose speech began before ``time`` (audio, s) has been recognized and
+    sent. A turn is decoded seconds after its pause is heard; the floor waits for this
+    before taking a pause, so it never speaks over words it has not read yet."""
+
+    time: float
+
+
+@dataclass(frozen=True)
 class InputLevel:
     """Per-frame input level; the floor needs RMS to find a real pause."""
 

@@ -267,6 +267,7 @@ def summary(benchmark: BenchmarkSet, runs: list[score.ConversationResult],
         "meeting_s": round(meeting, 1),
         "run_s": round(sum(r.wall_s for r in runs), 1),
         "decision_lag_s": score.spread(lags, top=True),
+        "turn_delay_s": score.spread([x for r in runs for x in r.turn_delay_s], top=True),
         "undecided_turns": sum(r.undecided for r in runs),
         "backlog_max": max((r.backlog_max for r in runs), default=0),
         "turns_waiting_max": max((r.turns_waiting_max for r in runs), default=0),
@@ -309,6 +310,7 @@ def live_markdown(data: dict[str, Any]) -> str:
     headline = markdown_table(["measure", "value"], [
         ["meeting seconds", data["meeting_s"]],
         ["decision lag s p50 / p95 / max", cell(data["decision_lag_s"])],
+        ["turn recognized s after its speech p50 / p95 / max", cell(data["turn_delay_s"])],
         ["backlog max (worker) / turns without a verdict max", f"{data['backlog_max']} / "
                                                     f"{data['turns_waiting_max']}"],
         ["speak delay turns p50 / p95", cell(data["speak_delay_turns"])],

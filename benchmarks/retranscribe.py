@@ -87,10 +87,11 @@ def live_run(name: str, folder: Path, settings: Any) -> tuple[Path, list[object]
     from app.pipeline.session_hooks import SessionHooks
     from app.session.record import SessionRecord
     from app.speech.audio import FileSource
+    from app.speech.turn_stage import TurnTuning
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     source = FileSource(DATA / DIARIZATION_CLIPS[name][0])
-    worker = SpeechWorker(source, settings, tuning=SpeechTuning(partials=False),
+    worker = SpeechWorker(source, settings, tuning=SpeechTuning(turns=TurnTuning(partials=False)),
                           audio_path=folder / f"{name}.wav")  # fmt: skip
     events: list[object] = []
     with SessionRecord(folder / f"{name}.jsonl") as record:

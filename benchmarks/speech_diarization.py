@@ -121,6 +121,7 @@ def run(
 
     from app.settings import SpeechSettings
     from app.speech.audio import FileSource
+    from app.speech.turn_stage import TurnTuning
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     settings = replace(SpeechSettings(), **speech)
@@ -133,7 +134,7 @@ def run(
     transcriber = VoicedWords() if asr == "vad" else None
     worker = SpeechWorker(
         source, settings, transcriber=transcriber, diarizer=diarizer,
-        tuning=SpeechTuning(partials=False),
+        tuning=SpeechTuning(turns=TurnTuning(partials=False)),
     )  # fmt: skip
     events: list[object] = []
     worker.subscribe(events.append)

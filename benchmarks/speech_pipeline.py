@@ -69,12 +69,14 @@ def cpwer(refs: dict[str, str], hyps: dict[str, str]) -> float:
 
 def run(name: str, partials: bool) -> dict[str, float | str]:
     from app.speech.audio import FileSource
+    from app.speech.turn_stage import TurnTuning
     from app.speech.wake import WakeWordDetector
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     wav, rttm, uri = FILES[name]
     source = FileSource(DATA / wav)
-    worker = SpeechWorker(source, wake=WakeWordDetector(), tuning=SpeechTuning(partials=partials))
+    tuning = SpeechTuning(turns=TurnTuning(partials=partials))
+    worker = SpeechWorker(source, wake=WakeWordDetector(), tuning=tuning)
     turns: list[Turn] = []
     segments: list[SpeakerSegment] = []
     worker.subscribe(lambda e: turns.append(e) if isinstance(e, Turn) else None)

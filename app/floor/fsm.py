@@ -22,6 +22,7 @@ from app.events import (
     Setting,
     SettingsChanged,
     Turn,
+    TurnsRecognized,
     VadEvent,
     VadKind,
     WakeEvent,
@@ -99,6 +100,9 @@ class FloorFSM:
         self.voiced = False
         self.barge = BargeIn(s)
         self.last_onset = _NEVER
+        # Audio time before which every turn has been recognized; None while the speech
+        # source reports no such progress (every turn is then known when its pause is).
+        self.recognized_until: float | None = None
         self.silence_since: float | None = None
         self.quiet_since: float | None = None
         self.last_activity = _NEVER
@@ -131,6 +135,12 @@ class FloorFSM:
 
     def on_level(self, level: InputLevel, now: float) -> list[Command]:
         return self._run(now, lambda: self._level(level))
+
+    def on_recognized(self, event: TurnsRecognized, now: float) -> list[Command]:
+        def heard() -> None:
+            self.recognized_until = max(self.recognized_until or _NEVER, event.time)
+
+        return self._run(now, heard)
 
     def on_overlap(self, transcript: OverlapTranscript, now: float) -> list[Command]:
         """What the worker heard so far of speech over the agent (the backchannel filter)."""
@@ -221,9 +231,12 @@ class FloorFSM:
             self.quiet_since = level.time
 
     def _opening(self, now: float) -> bool:
-        """A real pause: long VAD silence, nobody speaking, a quiet input level."""
+        """A real pause: long VAD silence, nobody speaking, a quiet input level, and the
+        turn before it recognized (the floor must know what was said before it speaks)."""
         s = self.settings
         if self.voiced or self.silence_since is None or self.quiet_since is None:
+            return False
+        if self.recognized_until is not None and self.recognized_until < self.last_onset:
             return False
         silent_from = max(self.silence_since, self.played_until)
         return reached(now, silent_from, self._release_silence()) and reached(

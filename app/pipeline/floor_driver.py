@@ -23,6 +23,7 @@ from app.events import (
     PlaybackReceipt,
     SettingsChanged,
     Turn,
+    TurnsRecognized,
     VadEvent,
     WakeEvent,
 )
@@ -43,6 +44,7 @@ _FEEDS: tuple[tuple[type, str], ...] = (
     (InputLevel, "on_level"),
     (OverlapTranscript, "on_overlap"),
     (Turn, "on_turn"),
+    (TurnsRecognized, "on_recognized"),
     (WakeEvent, "on_wake"),
     (AnswerDelta, "on_answer_delta"),
     (PlaybackReceipt, "on_receipt"),

@@ -71,6 +71,7 @@ def listen(args: argparse.Namespace) -> int:
 def _listen(args: argparse.Namespace) -> int:
     from app.settings import SpeechSettings
     from app.speech.audio import AudioError, FileSource, MicrophoneSource, resolve_device
+    from app.speech.turn_stage import TurnTuning
     from app.speech.weights import SpeechModelMissingError
     from app.speech.worker import SpeechTuning, SpeechWorker
 
@@ -85,7 +86,7 @@ def _listen(args: argparse.Namespace) -> int:
             from app.speech.wake import WakeWordDetector
 
             wake = WakeWordDetector()
-        tuning = SpeechTuning(partials=bool(args.partials))
+        tuning = SpeechTuning(turns=TurnTuning(partials=bool(args.partials)))
         worker = SpeechWorker(source, SpeechSettings(), wake=wake, tuning=tuning)
     except (AudioError, SpeechModelMissingError) as exc:
         print(exc.user_message, file=sys.stderr)

@@ -59,6 +59,7 @@ class ConversationResult:
     room_waited: tuple[int, float] = (0, 0.0)  # turns a yielding room held back, seconds
     levels: tuple[int, int] = (0, 0)  # input levels, those judged late (room.JUDGED_LATE_S)
     pause_levels: tuple[int, int] = (0, 0)  # the same at pauses' starts (RoomLog.pause_levels)
+    turn_delay_s: list[float] = field(default_factory=list)  # speech end -> turn, each turn
 
 
 def _overlap(a: float, b: float, line: Line) -> float:
@@ -193,6 +194,11 @@ def decision_lag(rendering: Rendering, log: RoomLog) -> tuple[list[float], int]:
     return lags, undecided
 
 
+def turn_delays(log: RoomLog) -> list[float]:
+    """Seconds from the end of each recognized turn's speech to the turn's arrival."""
+    return [max(0.0, wall - log.wall_time(turn.end)) for wall, turn in log.turns]
+
+
 def turns_waiting_max(log: RoomLog) -> int:
     """Most recognized turns at once between arrival and verdict."""
     marks: list[tuple[float, int]] = []
@@ -274,7 +280,7 @@ def result(
         stage_ms=stage_ms(d for _, d in log.decisions),
         direct_stages=stages,
         playbacks=(log.started, log.stopped, log.begun_over_speech),
-        levels=log.levels, pause_levels=log.pause_levels,
+        levels=log.levels, pause_levels=log.pause_levels, turn_delay_s=turn_delays(log),
         room_waited=(len(log.holds), round(sum(h.seconds for h in log.holds), 1)),
         heard_at=times, turn_ends={int(x.turn): x.end for x in rendering.scripted},  # type: ignore[arg-type]
     )  # fmt: skip

@@ -15,6 +15,7 @@ from app.events import (
     OverlapTranscript,
     PlaybackReceipt,
     Turn,
+    TurnsRecognized,
     VadEvent,
     VadKind,
     WakeEvent,
@@ -139,7 +140,7 @@ def describe(c: Command) -> tuple[Any, ...]:
     raise AssertionError(f"unknown command {c!r}")
 
 
-_ORDER = {"level": 0, "vad": 1, "overlap": 2, "turn": 2, "wake": 2, "tick": 9}
+_ORDER = {"level": 0, "vad": 1, "overlap": 2, "turn": 2, "recognized": 2, "wake": 2, "tick": 9}
 
 
 @dataclass
@@ -167,6 +168,7 @@ def _feed(fsm: FloorFSM, t: float, kind: str, p: Any) -> list[Command]:
         "level": lambda: fsm.on_level(p, t),
         "vad": lambda: fsm.on_vad(p, t),
         "turn": lambda: fsm.on_turn(p, t),
+        "recognized": lambda: fsm.on_recognized(p, t),
         "overlap": lambda: fsm.on_overlap(p, t),
         "wake": lambda: fsm.on_wake(p, t),
         "iv": lambda: fsm.on_intervention(p, t),
@@ -180,6 +182,11 @@ def _feed(fsm: FloorFSM, t: float, kind: str, p: Any) -> list[Command]:
         "patience": lambda: fsm.set_patience(p, t),
     }
     return handlers[kind]()
+
+
+def recognized(t: float, until: float) -> Step:
+    """At ``t``, the speech worker has sent every turn whose speech began before ``until``."""
+    return (t, "recognized", TurnsRecognized(until))
 
 
 def heard(t: float, start: float, text: str) -> Step:

@@ -6,7 +6,7 @@ import pytest
 
 from app.floor import FloorFSM
 from app.settings import FloorSettings
-from tests.floor.script import heard, iv, receipt, room, run, turn
+from tests.floor.script import heard, iv, receipt, recognized, room, run, turn
 
 TEXT = "Actually, the trial enrolled 120 patients. That is on page 2."
 PLAY = ("play", "p1", TEXT, 0)
@@ -37,6 +37,24 @@ RELEASE = [
         room(0, 12, speech=[(0, 3), (4, 4.6)]) + [(1.0, "iv", iv())],
         [LISTENING, *played_at(6.6)],
         id="new-speech-restarts-the-2s-silence",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3)]) + [recognized(0.4, 0.0), (1.0, "iv", iv()),
+                                        recognized(3.6, 3.5)],
+        [LISTENING, *played_at(5.0)],
+        id="a-turn-recognized-before-the-pause-ends-delays-nothing",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3), (4, 4.6)]) + [recognized(0.4, 0.0), (1.0, "iv", iv()),
+                                                  recognized(3.6, 3.5), recognized(8.1, 5.1)],
+        [LISTENING, *played_at(8.1)],
+        id="the-pause-waits-until-the-speech-before-it-is-recognized",
+    ),
+    pytest.param(
+        room(0, 12, speech=[(0, 3), (4, 4.6)]) + [recognized(0.4, 0.0), (1.0, "iv", iv()),
+                                                  recognized(3.6, 3.5), recognized(5.5, 3.9)],
+        [LISTENING],
+        id="recognized-up-to-before-the-last-onset-is-not-enough",
     ),
     pytest.param(
         room(0, 12, speech=[(0, 3)]) + [(1.0, "iv", iv()), (2.0, "iv", iv("p2"))],

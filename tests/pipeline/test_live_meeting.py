@@ -204,6 +204,8 @@ def test_decision_lines_align_turns_and_attach_what_was_heard() -> None:
     lags, undecided = score.decision_lag(rendering, log)
     assert lags == pytest.approx([1.1, 4.2, 2.1, 7.2]) and undecided == 0
     assert score.turns_waiting_max(log) == 2
+    # turns arrive 0.6, 0.7, 0.6 and 0.7 s after their speech ended
+    assert score.turn_delays(log) == pytest.approx([0.6, 0.7, 0.6, 0.7])
     from app.eval.dataset import QAItem
 
     item = QAItem("q1", Path("doc.pdf"), "what?", "page 2")

@@ -134,12 +134,14 @@ def worker_events(name: str, **speech: Any) -> tuple[list[tuple[str, float, floa
     ``SpeechSettings`` fields given (every voiced stretch heard as words)."""
     from app.settings import SpeechSettings
     from app.speech.audio import FileSource
+    from app.speech.turn_stage import TurnTuning
     from app.speech.worker import SpeechTuning, SpeechWorker
     from tests.conftest import shared_path
 
     wav, reference = clip_reference(name, shared_path("data/audio_diarization"))
+    tuning = SpeechTuning(turns=TurnTuning(partials=False))
     worker = SpeechWorker(FileSource(wav), replace(SpeechSettings(), **speech),
-                          transcriber=VoicedWords(), tuning=SpeechTuning(partials=False))
+                          transcriber=VoicedWords(), tuning=tuning)
     events: list[object] = []
     worker.subscribe(events.append)
     worker.run()

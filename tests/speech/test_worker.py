@@ -3,6 +3,7 @@ online diarization (DER bound), partials, wake binding, renaming."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,6 +14,7 @@ from app.events import (
     PartialTranscript,
     SpeakerRenamed,
     Turn,
+    TurnsRecognized,
     VadEvent,
     VadKind,
     WakeEvent,
@@ -309,11 +311,12 @@ def test_every_turn_of_a_far_field_meeting_keeps_its_words() -> None:
     """AMI dev00 with the real recognizer: the 18.0-23.8 s exchange once came back empty
     under the prompt of the turns before it, and the turn was dropped."""
     from app.clock import SimulatedClock
+    from app.speech.turn_stage import TurnTuning
     from app.speech.worker import SpeechTuning, SpeechWorker
 
     wav = shared_path("data/audio_diarization/ami_debug/dev00.wav")
     # decodes cost no time on this clock, so every speculation runs, as on a fast machine
-    worker = SpeechWorker(FileSource(wav), tuning=SpeechTuning(partials=False),
+    worker = SpeechWorker(FileSource(wav), tuning=SpeechTuning(turns=TurnTuning(partials=False)),
                           work_clock=SimulatedClock())  # fmt: skip
     rec = Recorder()
     worker.subscribe(rec)
@@ -321,3 +324,59 @@ def test_every_turn_of_a_far_field_meeting_keeps_its_words() -> None:
     turns = rec.of(Turn)
     heard = sum(max(0.0, min(t.end, 23.7) - max(t.start, 18.3)) for t in turns if t.text.strip())
     assert heard >= 4.5, turns  # the exchange's 5.4 s, split by speaker or not
+
+
+class _HeldWhisper:
+    """The real recognizer, each decode held until the test lets it go."""
+
+    def __init__(self) -> None:
+        from app.speech.asr import WhisperTranscriber
+
+        self.real = WhisperTranscriber()
+        self.model = self.real.model
+        self.go = threading.Event()
+        self.asked = threading.Event()
+
+    def transcribe(self, *args: object, **kwargs: object) -> list:
+        self.asked.set()
+        assert self.go.wait(60), "the test never let the decode go"
+        return self.real.transcribe(*args, **kwargs)
+
+
+@pytest.mark.slow
+def test_the_pause_after_a_turn_is_heard_while_its_decode_is_still_running() -> None:
+    """A decode takes seconds on a CPU; the frames after the turn are judged meanwhile, so
+    the floor hears the pause when it happens, and the turn follows once decoded."""
+    from app.speech.worker import SpeechWorker
+
+    audio = np.concatenate([synth.silence(0.5), synth.piper(
+        "The survey ran in three districts over two winters."), synth.silence(3.0)])
+    whisper = _HeldWhisper()
+    worker = SpeechWorker(ArraySource(audio), transcriber=whisper, wake=None)
+    rec = Recorder()
+    long_silence = threading.Event()
+
+    def hear(event: object) -> None:
+        rec(event)
+        if isinstance(event, VadEvent) and event.kind is VadKind.LONG_SILENCE:
+            long_silence.set()
+
+    worker.subscribe(hear)
+    worker.start()
+    try:
+        assert whisper.asked.wait(30), "the turn was never decoded"
+        heard = long_silence.wait(30)
+        levels_while_held = [e.time for e in rec.of(InputLevel)]
+        assert rec.of(Turn) == []
+    finally:
+        whisper.go.set()
+        worker.join(60)
+    assert heard, "the pause was not heard while the decode ran"
+    (turn,) = rec.of(Turn)
+    assert "districts" in turn.text.lower()
+    assert max(levels_while_held) > turn.end + 1.0  # judged well past the turn's end
+    # The floor learns that the turn is read only once it has been sent.
+    marks = [(n, e.time) for n, e in enumerate(rec.events) if isinstance(e, TurnsRecognized)]
+    sent = rec.events.index(turn)
+    assert all(time < turn.start for n, time in marks if n < sent)
+    assert any(time >= turn.end for n, time in marks if n > sent)
