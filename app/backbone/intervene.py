@@ -44,7 +44,7 @@ from app.backbone.utterance import (
 from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
-from app.language.numbers import quantities
+from app.language.numbers import quantities, rests_on
 from app.language.talk import (
     asking_sentences,
     asks_about_document,
@@ -169,7 +169,22 @@ class Intervener:
         vetoed = self.veto.check(draft.intent, [line.text for line in raising])
         if vetoed is None and draft.intent == Intent.NOT_IN_DOCUMENT:
             vetoed = self._misheard(raising)
+        if vetoed is None and draft.intent == Intent.CORRECT:
+            vetoed = self._misheard_value(claim.predicted_answer, raising)
         return draft if vetoed is None else Silence(vetoed, Effect.RESET)
+
+    @staticmethod
+    def _misheard_value(answer: str, raising: Sequence[Line]) -> str | None:
+        """A correction of values that each rest on a word the recognizer was unsure of:
+        the speaker may well have said the document's value ("two point five percent"
+        heard as "two, five percent"). A value heard clearly in any raising turn keeps
+        the correction."""
+        given = quantities(answer)
+        rivals = [(q, line) for line in raising for q in quantities(line.text)
+                  if any(q.compatible(g) and not q.same_value(g) for g in given)]
+        if not rivals or not all(rests_on(q, line.text, line.unsure) for q, line in rivals):
+            return None
+        return f"veto: the speaker's value may be misheard ({rivals[0][0].raw})"
 
     def _misheard(self, raising: Sequence[Line]) -> str | None:
         """A misattribution whose only names the document lacks are names the recognizer

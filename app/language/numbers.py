@@ -182,6 +182,18 @@ def quantities(text: str) -> list[Quantity]:
     return found
 
 
+def rests_on(quantity: Quantity, text: str, words: Iterable[str]) -> bool:
+    """Whether ``quantity``, found in ``text``, rests on one of ``words`` as ``text`` writes
+    them: with those words blanked out, ``text`` no longer holds it."""
+    blanked = text
+    for word in words:
+        bare = word.strip(",.;:!?\"'()[]")
+        if bare:
+            blanked = re.sub(rf"(?<!\w){re.escape(bare)}(?!\w)", " ~ ", blanked,
+                             flags=re.IGNORECASE)
+    return blanked != text and not repeats(quantity, quantities(blanked))
+
+
 def repeats(quantity: Quantity, given: Iterable[Quantity]) -> bool:
     """``quantity`` is one of ``given`` ("five thousand" is "5,000"; 40% is not 40)."""
     return any(quantity.same_value(g) and quantity.percent == g.percent for g in given)

@@ -166,3 +166,27 @@ def test_an_answer_citing_a_sentence_off_the_question_is_not_said(document):
     decision = bb.on_turn(turn(1, "No idea, honestly.", "S2"))
     assert llm.stages() == ["monitor", "monitor", "generate"]
     assert decision.reason.startswith("answer check: the cited sentences hold")
+
+
+LABELED = {"status": "incorrect_info", "claim": "the labeling succeeds for 16% of documents",
+           "answer_sids": [1], "predicted_answer": "76%", "evidence": ""}
+SAY_76 = dict(SPEAK, text="The labeling succeeds for 76% of the documents [S1].",
+              topic="the labeling", quote_sids=[1])
+
+
+@pytest.mark.parametrize(("first", "second", "said"), [
+    (("16%",), ("16%",), False),  # every value against the document's may be misheard
+    ((), (), True),
+    (("16%",), (), True),  # heard clearly once: the correction stands
+    (("labeling",), ("labeling",), True),  # unsure of another word than the value
+])
+def test_a_correction_of_a_value_heard_unsure_is_not_said(document, first, second, said):
+    llm = ScriptedLLM([LABELED, LABELED, SAY_76])
+    bb = make(document, llm)
+    bb.on_turn(dataclasses.replace(turn(0, "The labeling works for 16% of the documents."),
+                                   unsure=first))
+    decision = bb.on_turn(dataclasses.replace(
+        turn(1, "Right, 16% of the documents get labeled.", "S2"), unsure=second))
+    assert (decision.action == "speak") is said, decision.reason
+    if not said:
+        assert decision.reason.startswith("veto: the speaker's value may be misheard (16%)")

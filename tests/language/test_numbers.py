@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.language.numbers import quantities
+from app.language.numbers import quantities, rests_on
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,23 @@ def test_a_value_said_with_fewer_decimals_rounds_to_the_written_one(
 def test_a_year_is_a_plain_four_digit_integer(text: str, year: bool) -> None:
     [q] = quantities(text)
     assert q.year is year
+
+
+@pytest.mark.parametrize(
+    ("text", "unsure", "rests"),
+    [
+        ("One, four million files came with metadata.", ["One,", "four"], True),
+        ("One, four million files came with metadata.", ["One,"], False),  # not its word
+        ("It worked on 72% of them.", ["72%"], True),
+        ("It worked on 72% of them.", ["worked"], False),
+        ("It worked on 72% of them, yes 72% of them.", ["72%"], True),  # both rest on it
+        ("Forty-four sites took part.", ["Forty-four"], True),
+        ("Forty-four sites took part.", [], False),
+        ("Forty-four sites took part.", ["sites"], False),  # what it counts, not the number
+    ],
+)
+def test_a_quantity_rests_on_the_words_it_is_read_from(
+    text: str, unsure: list[str], rests: bool
+) -> None:
+    (quantity,) = quantities(text)[:1]
+    assert rests_on(quantity, text, unsure) is rests
