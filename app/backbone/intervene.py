@@ -44,7 +44,7 @@ from app.backbone.utterance import (
 from app.backbone.verdict import INTENT_OF_STATUS, Status
 from app.backbone.veto import Veto
 from app.events import Citation, Intent, Intervention, InterventionKind
-from app.language.numbers import quantities, rests_on
+from app.language.numbers import joined_decimals, quantities, repeats
 from app.language.talk import (
     asking_sentences,
     asks_about_document,
@@ -175,16 +175,14 @@ class Intervener:
 
     @staticmethod
     def _misheard_value(answer: str, raising: Sequence[Line]) -> str | None:
-        """A correction of values that each rest on a word the recognizer was unsure of:
-        the speaker may well have said the document's value ("two point five percent"
-        heard as "two, five percent"). A value heard clearly in any raising turn keeps
-        the correction."""
+        """A correction of a turn that states the document's value once a decimal the
+        recognizer split is joined ("2. 5%" for 2.5%): the speaker may well have said it."""
         given = quantities(answer)
-        rivals = [(q, line) for line in raising for q in quantities(line.text)
-                  if any(q.compatible(g) and not q.same_value(g) for g in given)]
-        if not rivals or not all(rests_on(q, line.text, line.unsure) for q, line in rivals):
-            return None
-        return f"veto: the speaker's value may be misheard ({rivals[0][0].raw})"
+        for line in raising:
+            joined = quantities(joined_decimals(line.text))
+            if any(repeats(g, joined) and not repeats(g, quantities(line.text)) for g in given):
+                return "veto: the speaker's value may be the document's, its decimal point split"
+        return None
 
     def _misheard(self, raising: Sequence[Line]) -> str | None:
         """A misattribution whose only names the document lacks are names the recognizer

@@ -182,16 +182,17 @@ def quantities(text: str) -> list[Quantity]:
     return found
 
 
-def rests_on(quantity: Quantity, text: str, words: Iterable[str]) -> bool:
-    """Whether ``quantity``, found in ``text``, rests on one of ``words`` as ``text`` writes
-    them: with those words blanked out, ``text`` no longer holds it."""
-    blanked = text
-    for word in words:
-        bare = word.strip(",.;:!?\"'()[]")
-        if bare:
-            blanked = re.sub(rf"(?<!\w){re.escape(bare)}(?!\w)", " ~ ", blanked,
-                             flags=re.IGNORECASE)
-    return blanked != text and not repeats(quantity, quantities(blanked))
+# A single digit, a full stop or comma and a space, then digits: how a recognizer may
+# write a spoken decimal point ("1. 4 million", "one, four million" for 1.4 million).
+_SPLIT_DECIMAL = re.compile(r"(?<![\d.,])(\d)[.,]\s+(\d+)(?![\d,]*\.\d)")
+_LONE_ONE = re.compile(r"\bone(?=[.,]\s+\d)", re.IGNORECASE)
+
+
+def joined_decimals(text: str) -> str:
+    """``text`` (number words as digits) with each decimal the recognizer may have split
+    read as one number ("1. 4 million" -> "1.4 million")."""
+    digits = _LONE_ONE.sub("1", word_numbers_to_digits(text))
+    return _SPLIT_DECIMAL.sub(r"\1.\2", digits)
 
 
 def repeats(quantity: Quantity, given: Iterable[Quantity]) -> bool:
