@@ -16,6 +16,7 @@ the worker has heard the previous frame.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -121,11 +122,13 @@ class Room:
 
 
 class RoomSource:
-    """The worker's audio source: mic frames of the room, paced by the loudspeaker."""
+    """The worker's audio source: mic frames of the room in real time, as a microphone
+    gives them (the turns are decoded beside it), and paced by the loudspeaker."""
 
     def __init__(self, room: Room, seconds: float) -> None:
         self.room, self.total = room, seconds
         self.finished = False
+        self._began: float | None = None  # wall time of mic time 0
 
     def start(self) -> None:
         pass
@@ -146,6 +149,9 @@ class RoomSource:
                 return None
             block = AudioBlock(room.mic(start), start, int(round(start * R)))
             room.given_until = start + FRAME / R
+        if self._began is None:
+            self._began = time.monotonic() - start
+        time.sleep(max(0.0, self._began + start - time.monotonic()))
         room.clock.advance(max(0.0, room.given_until - room.clock.now()))
         return block
 
