@@ -179,8 +179,8 @@ class Intervener:
         recognizer split is joined ("2. 5%" for 2.5%): the speaker may well have said it."""
         given = quantities(answer)
         for line in raising:
-            joined = quantities(joined_decimals(line.text))
-            if any(repeats(g, joined) and not repeats(g, quantities(line.text)) for g in given):
+            joined, heard = quantities(joined_decimals(line.text)), quantities(line.text)
+            if any(repeats(g, joined) and not repeats(g, heard) for g in given):
                 return "veto: the speaker's value may be the document's, its decimal point split"
         return None
 

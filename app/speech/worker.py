@@ -39,6 +39,7 @@ from app.speech.handoff import ThreadHandoff
 from app.speech.overlap import OverlapListener, transcriber_text
 from app.speech.recording import MeetingAudioWriter, recording_path
 from app.speech.turn_stage import (
+    RATE,
     AudioStopped,
     HeardFrame,
     Quiet,
@@ -53,7 +54,6 @@ from app.speech.wake import WakeHit, WakeWordDetector
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[object], None]
-RATE = 16000
 WAKE_SPEAKER_S = 1.5  # seconds of audio before a wake word its speaker is told by
 
 
