@@ -302,11 +302,11 @@ class Backbone:
         passed = self._passed_over(index, observed.claim, checkable)
         if passed is not None:
             return self._stood(index, passed, head, latency)
-        meanwhile = None if newer is not None and newer() else self._stood_meanwhile(
-            observed.claim, checkable)
-        if meanwhile is None or observed.claim is None:
+        meanwhile = None if newer is not None and newer() else self._stood_meanwhile(checkable)
+        if meanwhile is None:
             return gated
-        return self._stood(index, observed.claim, head, latency, at=meanwhile)
+        latest = max(line.index for line in self.transcript.lines if not line.agent)
+        return self._stood(index, meanwhile, head, latency, at=latest)
 
     def answer_direct(
         self, question: Turn, on_delta: Callable[[AnswerDelta], None] | None = None
@@ -498,20 +498,32 @@ class Backbone:
                 self.ledger.raised_before(claim, turn.index)
 
     def _left_standing(self) -> Claim | None:
-        """A claim a detector confirmed, still waiting at the gate, that every participant
-        turn since the last one that counted toward it has let stand: the screening found
-        that none of them asks anything, flags anything or could close a claim, so the room
-        has passed them without fixing it. (Live, the turns after a claim are often screened before
-        its verdict comes.) A claim of the monitor's alone still needs a second verdict:
-        that is the gate's check on the model."""
-        spoken = [line.index for line in self.transcript.recent(SCREENED_MEMORY)
-                  if not line.agent]
+        """A claim a detector confirmed, still waiting at the gate, that the participant
+        turns right after the last one that counted toward it have let stand: the screening
+        found that none of them asks anything, flags anything or could close a claim, so
+        the room has passed them without fixing it (``_let_stand``). A claim of the
+        monitor's alone still needs a second verdict: that is the gate's check on the
+        model."""
+        spoken = [line for line in self.transcript.recent(SCREENED_MEMORY) if not line.agent]
         for claim in self._may_stand():
             counted = claim.last_counted
-            since = [i for i in spoken if i > counted]
-            if since and counted in spoken and all(i in self._screened for i in since):
+            if any(line.index == counted for line in spoken) and self._let_stand(
+                    claim, spoken):
                 return claim
         return None
+
+    def _let_stand(self, claim: Claim, spoken: Sequence[Line]) -> list[Line]:
+        """The screened turns right after the last one that counted toward ``claim``, up to
+        the first the monitor must judge, where no turn after them fixes it (the guard);
+        empty otherwise. Live, the verdict on a claim often comes after later turns were
+        admitted: a turn still waiting for its own check must not hide the screened turns
+        before it, which a replay, one turn at a time, would have counted first."""
+        since = [line for line in spoken if line.index > claim.last_counted]
+        run = list(itertools.takewhile(lambda line: line.index in self._screened, since))
+        after = since[len(run):]
+        if not run or (after and self._guard_check(claim, after).closes):
+            return []
+        return run
 
     def _passed_over(self, index: int, observed: Claim | None,
                      checkable: Sequence[_Fixable]) -> Claim | None:
@@ -528,14 +540,14 @@ class Backbone:
 
     def _left_unanswered(self) -> Claim | None:
         """A question the monitor judged a missing fact whose reply said "I don't know" or
-        moved on, every turn since screened: the room has left it open, and that counts
-        toward it as a second report would (a detector's confirmation is not needed: the
-        reply itself says nobody has the fact). The answer checks still decide whether the
-        document answers it. (Live, the reply is often screened before the question's
-        verdict comes; the next screened turn then counts it.) The reply is the first
-        ``REPLY_TURNS`` turns after the question, less the asker's own asking lines right
-        after it: live, endpointing cuts one question ("How many were there?" / "Do they
-        say?") or one reply ("I'd have to check, I don't" / "remember") into turns."""
+        moved on, the turns since screened (``_let_stand``): the room has left it open, and
+        that counts toward it as a second report would (a detector's confirmation is not
+        needed: the reply itself says nobody has the fact). The answer checks still decide
+        whether the document answers it. (Live, the reply is often screened before the
+        question's verdict comes; the next screened turn then counts it.) The reply is the
+        first ``REPLY_TURNS`` turns after the question, less the asker's own asking lines
+        right after it: live, endpointing cuts one question ("How many were there?" / "Do
+        they say?") or one reply ("I'd have to check, I don't" / "remember") into turns."""
         ledger = self.settings.ledger
         if not (ledger.deference and ledger.count_unanswered):
             return None
@@ -545,28 +557,25 @@ class Backbone:
                     and claim.spoken_turn is None and not claim.exhausted):
                 continue
             asked = next((line for line in spoken if line.index == claim.last_counted), None)
-            since = [line for line in spoken if line.index > claim.last_counted]
-            if asked is None or not since or not all(
-                    line.index in self._screened for line in since):
+            if asked is None:
                 continue
-            if any(line.index in self._gave_up for line in _reply(asked.speaker, since)):
+            reply = _reply(asked.speaker, self._let_stand(claim, spoken))
+            if any(line.index in self._gave_up for line in reply):
                 return claim
         return None
 
-    def _stood_meanwhile(self, claim: Claim | None, checkable: Sequence[_Fixable]
-                         ) -> int | None:
-        """Live, the turns after the one just judged were often screened while the model
-        judged it, before ``claim`` was open: the latest of them, when every one was
-        screened and none could fix the claim (the guard's precheck, ``checkable``), lets
-        it stand now, as it would have at its own admission had the verdict come first (a
+    def _stood_meanwhile(self, checkable: Sequence[_Fixable]) -> Claim | None:
+        """Live, the turns after a claim were often screened while the model judged a turn,
+        before the claim could stand: a claim they let stand now (``_left_standing``,
+        ``_left_unanswered``) and that no turn the guard read could fix (``checkable``)
+        stands now, as it would have at their admission had the verdict come first (a
         replay's order). Counting them only when the next turn comes costs that turn. Turns
         that arrived during the call are read first (``on_turns``'s ``newer``): one of
         them may be the speaker's own repair."""
+        claim = self._left_standing() or self._left_unanswered()
         if claim is None or any(c.cid == claim.cid for c, _ in checkable):
             return None
-        if (self._left_standing() or self._left_unanswered()) is not claim:
-            return None
-        return max(line.index for line in self.transcript.lines if not line.agent)
+        return claim
 
     def _may_stand(self) -> list[Claim]:
         """Open claims a turn that lets them stand may count: confirmed by a detector,

@@ -13,6 +13,7 @@ from app.document import DocumentIndex, Sentence
 from app.events import InterventionKind, PlaybackReceipt, Turn
 from app.settings import (
     ContextMode,
+    Detector,
     LedgerSettings,
     LLMSettings,
     Patience,
@@ -496,6 +497,60 @@ def test_a_reply_giving_up_before_the_questions_verdict_came_counts_with_it(docu
 
 NODES = {"status": "missing_info", "claim": "the number of unique paper nodes",
          "answer_sids": [2], "predicted_answer": "37M"}
+
+
+def test_a_reply_giving_up_counts_though_a_later_turn_waits_for_its_own_check(document):
+    """Live: the question's verdict came after the reply was screened and while more
+    turns arrived; a later turn still waiting for its check does not hide the reply."""
+    llm = ScriptedLLM([NODES])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    bb.admit_turns([turn(0, "How many unique paper nodes are left after deduplication?"),
+                    turn(1, "No idea, honestly.", "S2")])
+    asked = bb.on_turns([], newer=lambda: True)  # turns 2 and 3 came during the call
+    assert [(d.turn, d.reason) for d in asked] == [(0, "gate: waiting 1/2")]
+    later = bb.admit_turns([turn(2, "Do they put a conditional random field on top?", "S1"),
+                            turn(3, "Let's grab lunch after this.", "S3")])
+    assert later == [] and bb.waiting == 2
+    decided = bb.on_turns([])
+    assert [(d.turn, d.action, d.reason) for d in decided] == [
+        (2, "silent", "coalesced: checked with turn 3"),
+        (3, "speak", "gate fired: persistence 2 (turn 3 let C1 stand)")]
+    assert "37M unique paper nodes" in decided[1].intervention.text
+    assert llm.stages() == ["monitor"]
+
+
+def test_a_question_left_unanswered_stands_once_the_batchs_check_ends(document):
+    """The batch's call judges the newest turn a detector flagged; the question the
+    screened turns before it left unanswered stands once the call ends."""
+    llm = ScriptedLLM([NODES, QUIET])
+    bb = make(document, llm, screen_turns=None, detectors=(Detector.NAME,))
+    bb.admit_turns([turn(0, "How many unique paper nodes are left after deduplication?"),
+                    turn(1, "No idea, honestly.", "S2")])
+    bb.on_turns([], newer=lambda: True)
+    bb.admit_turns([turn(2, SWAPPED, "S1"), turn(3, "Let's grab lunch after this.", "S3")])
+    decided = bb.on_turns([])
+    assert [(d.turn, d.action, d.reason) for d in decided] == [
+        (2, "speak", "gate fired: persistence 2 (turn 3 let C1 stand)"),
+        (3, "silent", "coalesced: checked with turn 2")]
+    assert "37M unique paper nodes" in decided[0].intervention.text
+    assert llm.stages() == ["monitor", "monitor"]
+
+
+def test_a_turn_after_the_reply_that_gives_the_answer_keeps_the_question_from_standing(
+        document):
+    fixed = {"resolved": [{"cid": 1, "by": "S3", "by_sids": [2]}]}
+    llm = ScriptedLLM([NODES, QUIET, fixed])
+    bb = make(document, llm, screen_turns=None, detectors=())
+    bb.admit_turns([turn(0, "How many unique paper nodes are left after deduplication?"),
+                    turn(1, "No idea, honestly.", "S2")])
+    bb.on_turns([], newer=lambda: True)
+    later = bb.admit_turns([turn(2, "It's 37M unique paper nodes, I just found it.", "S3"),
+                            turn(3, "Let's grab lunch after this.", "S1")])
+    assert later == [] and all(w.standing is None for w in bb._waiting)
+    decided = bb.on_turns([])
+    assert [d.action for d in decided] == ["silent", "silent"]
+    assert bb.ledger.claims[1].closed_by == "S3"
+    assert llm.stages() == ["monitor", "monitor", "self_repair"]
 
 
 @pytest.mark.parametrize(("counted", "reason", "stages"), [
