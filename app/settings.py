@@ -137,6 +137,11 @@ class LedgerSettings:
     # verdict on the claim counts, and a claim the next calls pass over never reaches the
     # gate. Claims of the monitor's alone always need a second verdict.
     count_standing_turns: bool = True
+    # A later turn that a detector flags with the same wrong value or term as a claim it
+    # confirmed, still waiting at the gate, counts as raising it again (persistence +1)
+    # without a monitor call, unless the turn asks about it, sets the value aside ("not
+    # 164K") or holds the fix. False: the monitor judges the repetition.
+    count_restated: bool = True
     # A question the monitor judged a missing fact that the very next turn answers with "I
     # don't know" or a move to something else counts that reply as a second report, even
     # without a detector's confirmation (the answer checks still decide what is said).

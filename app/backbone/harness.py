@@ -45,6 +45,7 @@ from app.language.talk import (
     asks_about_document,
     contains_question,
     is_backchannel,
+    rejected,
     reports_failed_recall,
     says,
     without_address,
@@ -78,6 +79,7 @@ class _Waiting:
     found: list[Proposal]  # detector proposals
     latency: dict[str, float]  # the admission's timings (retrieval)
     standing: Claim | None = None  # a waiting claim the screened-out turn left standing
+    restated: Claim | None = None  # a waiting claim the turn says again (``_restated``)
 
 
 _Fixable = tuple[Claim, list[Line]]  # an open claim and the turns that could resolve it
@@ -245,7 +247,8 @@ class Backbone:
             if standing is None:
                 return Decision(index, "silent", skip, latency_ms=latency)
             return _Waiting(index, turn.text, candidates, found, latency, standing)
-        return _Waiting(index, turn.text, candidates, found, latency)
+        return _Waiting(index, turn.text, candidates, found, latency,
+                        restated=self._restated(turn.text, found))
 
     def _check(self, waiting: _Waiting, cancel: threading.Event | None = None,
                earlier: Sequence[_Waiting] = (), newer: Callable[[], bool] | None = None
@@ -261,6 +264,8 @@ class Backbone:
         head = self._conversation(self.transcript.recent())
         if waiting.standing is not None:
             return self._stood(index, waiting.standing, head, latency)
+        if waiting.restated is not None:
+            return self._stood(index, waiting.restated, head, latency, restated=True)
         shown = list(dict.fromkeys([*(s for p in found for s in p.sids),
                                     *candidates[:MONITOR_SENTENCES]]))
         full = self.mode is ContextMode.FULL
@@ -588,23 +593,46 @@ class Backbone:
                 and c.spoken_turn is None and not c.exhausted]
 
     def _stood(self, index: int, claim: Claim, head: str, latency: dict[str, float],
-               at: int | None = None) -> Decision:
-        """The ledger counts a turn (``at``, else ``index``) that let ``claim`` stand as a
-        mention of it, without a monitor call; the gate decides as after any verdict, and
-        the decision is ``index``'s. A claim settled meanwhile (closed, spoken or
-        forgotten while the turn waited in a batch) is left alone."""
+               at: int | None = None, restated: bool = False) -> Decision:
+        """The ledger counts a turn (``at``, else ``index``) that let ``claim`` stand, or
+        that ``restated`` it, as a mention of it, without a monitor call; the gate decides
+        as after any verdict, and the decision is ``index``'s. A claim settled meanwhile
+        (closed, spoken or forgotten while the turn waited in a batch) is left alone."""
         at = index if at is None else at
         if self.ledger.claims.get(claim.cid) is not claim or not claim.open or (
                 claim.spoken_turn is not None):
             return Decision(index, "silent", f"C{claim.cid} settled before turn {at}",
                             latency_ms=latency)
-        self.ledger.stood(claim, at)
+        if restated:
+            self.ledger.restated(claim, at)
+        else:
+            self.ledger.stood(claim, at)
         self._observed = claim
         gate = self.ledger.gate(claim, at)
-        why = f"{gate.reason} (turn {at} let C{claim.cid} stand)"
+        how = "restated" if restated else "let"
+        why = f"{gate.reason} (turn {at} {how} C{claim.cid}{'' if restated else ' stand'})"
         if not gate.fire:
             return Decision(index, "silent", why, claim=claim.text, latency_ms=latency)
         return self._intervene(index, claim, head, latency, why)
+
+    def _restated(self, text: str, found: Sequence[Proposal]) -> Claim | None:
+        """A claim waiting at the gate (``_may_stand``) that this turn's detector proposal
+        finds again: the same wrong value or term said once more. The monitor judged the
+        claim when it confirmed the detector; a repetition that does not ask about it, set
+        the value aside ("not 164K") or hold the fix (the guard) says nothing new, so it
+        counts as a mention without another call."""
+        if not self.settings.ledger.count_restated or contains_question(text):
+            return None
+        waiting = self._may_stand()
+        line = self.transcript.lines[-1]
+        for proposal in found:
+            claim = self.ledger.find(proposal.verdict()) if proposal.said else None
+            if claim is None or not any(claim is c for c in waiting):
+                continue
+            if not rejected(text, proposal.said) and not self._guard_check(
+                    claim, [line]).closes:
+                return claim
+        return None
 
     def _retry_due(self) -> Claim | None:
         """An open claim the gate passed whose generation abstained (rolled back)."""

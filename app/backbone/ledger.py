@@ -145,6 +145,13 @@ class ClaimLedger:
         claim.opened_turn = min(claim.opened_turn, turn)
         claim.persistence += 1
 
+    def restated(self, claim: Claim, turn: int) -> None:
+        """A later turn said the open claim again in the words a detector flagged it by:
+        a mention of it, counted without a verdict."""
+        claim.raised_turns.append(turn)
+        claim.last_mention = turn
+        claim.persistence += 1
+
     def stood(self, claim: Claim, turn: int) -> None:
         """A turn let the open claim stand (it could not have fixed it): one more turn
         the room has not fixed it, as an actionable mention would count."""

@@ -129,6 +129,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "off-document": _ledger(off_document_min_shared=0),
     "screening": _ledger(screen_turns=False),
     "standing": _ledger(count_standing_turns=False),
+    "restated": _ledger(count_restated=False),
     "unanswered": _ledger(count_unanswered=False),
     "direct-value": _utterance(direct_value_check=False),
     "quote-values": _utterance(quote_checked_values=False),

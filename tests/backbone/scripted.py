@@ -73,3 +73,23 @@ class WordOverlap:
 
     def cosine(self, a: str, b: str) -> float:
         return key_overlap(claim_key(a), claim_key(b))
+
+
+_STAGE_FIELD = {"monitor": "status", "self_repair": "resolved"}  # generate, direct: "action"
+
+
+class StagedLLM(ScriptedLLM):
+    """Scripted replies, each given to the first call of the stage it answers (a verdict
+    to the monitor, a resolution list to self-repair, an action to generation): for tests
+    of what is said, where how many monitor calls it took is not the point. Replies no
+    call asked for stay queued."""
+
+    def complete(self, request: LLMRequest, on_delta: Any = None) -> LLMResponse:
+        field = _STAGE_FIELD.get(request.stage, "action")
+        match = next((i for i, r in enumerate(self.replies)
+                      if not isinstance(r, dict) or field in r), None)
+        if match is not None:
+            reply = self.replies[match]
+            del self.replies[match]
+            self.replies.appendleft(reply)
+        return super().complete(request, on_delta)

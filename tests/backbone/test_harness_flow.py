@@ -650,6 +650,35 @@ def test_only_a_reply_that_gives_up_leaves_a_question_open(document, reply):
     assert bb.ledger.claims[1].persistence == 1
 
 
+@pytest.mark.parametrize(("counted", "reason", "stages"), [
+    (True, "gate fired: persistence 2 (turn 1 restated C1)", ["monitor", "generate"]),
+    (False, "gate fired: persistence 2", ["monitor", "monitor", "generate"]),
+])
+def test_a_turn_saying_a_confirmed_claim_again_counts_without_the_model(
+        document, counted, reason, stages):
+    llm = ScriptedLLM([WRONG, WRONG, SPEAK] if not counted else [WRONG, SPEAK])
+    bb = make(document, llm, screen_turns=None, count_restated=counted)
+    assert bb.on_turn(turn(0, SWAPPED)).reason == "gate: waiting 1/2"
+    again = bb.on_turn(turn(1, "Yes, " + SWAPPED, "S2"))
+    assert (again.action, again.reason, again.claim_id) == ("speak", reason, 1)
+    assert bb.ledger.claims[1].raised_turns == [0, 1]
+    assert llm.stages() == stages
+
+
+@pytest.mark.parametrize("said", [
+    "So do they feed each page to Apache's Tika library to get tokens?",  # asks about it
+    "We split each PDF into pages and feed each page to Apache's PDFBox library, not the "
+    "Tika library, to get tokens.",  # the fix
+])
+def test_a_repetition_that_asks_or_fixes_goes_to_the_monitor(document, said):
+    llm = ScriptedLLM([WRONG, QUIET, {"resolved": []}])
+    bb = make(document, llm, screen_turns=None)
+    bb.on_turn(turn(0, SWAPPED))
+    decision = bb.on_turn(turn(1, said, "S2"))
+    assert "restated" not in decision.reason
+    assert llm.stages()[:2] == ["monitor", "monitor"]
+
+
 def test_only_the_turn_right_after_the_claim_lets_it_stand(document):
     llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm, screen_turns=None, patience=Patience.DEFERENT)  # tau 3
@@ -1081,11 +1110,11 @@ def test_a_correction_from_a_long_sentence_is_said_as_the_value_set_against_the_
     study = DocumentIndex(Path("study.pdf"), "1" * 64, "Study", 3, sentences)
     verdict = {"status": "incorrect_info", "claim": "the number of participants",
                "answer_sids": [0], "predicted_answer": "40", "evidence": "60 participants"}
-    llm = ScriptedLLM([verdict, verdict, SPEAK])
+    llm = ScriptedLLM([verdict, SPEAK])
     bb = make(study, llm, quote_direct=True)
     bb.on_turn(turn(0, "Their user study had 60 participants who annotated tweets."))
     decision = bb.on_turn(turn(1, "Yes, 60 participants, over three sessions.", "S2"))
-    assert decision.action == "speak" and llm.stages() == ["monitor", "monitor"]
+    assert decision.action == "speak" and llm.stages() == ["monitor"]  # restated
     text = decision.intervention.text
     assert text.startswith("Actually, the document says") and "40" in text
     assert len(text.split(" You'll find")[0].split()) <= 25

@@ -14,7 +14,7 @@ from app.floor import FloorFSM
 from app.language.talk import set_aside
 from app.settings import UtteranceSettings
 from tests.backbone.school import ABSTAIN, TEXTS, backbone, reply, school
-from tests.backbone.scripted import ScriptedLLM
+from tests.backbone.scripted import ScriptedLLM, StagedLLM
 from tests.floor.script import Step, receipt, room, run
 from tests.floor.script import turn as floor_turn
 
@@ -44,7 +44,7 @@ def raise_claim(generated: dict[str, Any], verdict: dict[str, Any] = PUPILS_WRON
     """The same wrong claim on two turns (the gate fires on the second), the replies of
     the calls ``between``, and this generation reply; returns the second turn's decision
     and the claim."""
-    llm = ScriptedLLM([verdict, verdict, *between, generated])
+    llm = StagedLLM([verdict, verdict, *between, generated])
     bb = backbone(llm)
     decisions = [bb.on_turn(Turn(s, t, 2.5 * i, 2.5 * i + 2, index=i))
                  for i, (s, t) in enumerate(zip("BC", turns, strict=True))]

@@ -17,7 +17,7 @@ from app.backbone.veto import NoVeto, StatedValueVeto, correction_veto
 from app.document import DocumentIndex, Sentence
 from app.events import Turn
 from app.settings import ContextMode, LedgerSettings, LLMSettings, Settings, UtteranceSettings
-from tests.backbone.scripted import ScriptedLLM, WordOverlap
+from tests.backbone.scripted import ScriptedLLM, StagedLLM, WordOverlap
 
 TEXTS = [
     "The green roof survey recruited 120 households across the northern district.",
@@ -163,11 +163,12 @@ def test_a_vetoed_claim_restarts_its_count(document):
 
 def test_a_swapped_value_is_still_corrected(document):
     wrong = "So the survey recruited 150 households across the district."
-    llm = ScriptedLLM([WRONG, WRONG, SPEAK])
+    llm = ScriptedLLM([WRONG, SPEAK])
     bb = make(document, llm)
     bb.on_turn(turn(0, wrong))
     second = bb.on_turn(turn(1, "Yes, 150 households, a lot for one district.", "S2"))
-    assert second.action == "speak" and second.reason == "gate fired: persistence 2"
+    assert second.action == "speak"
+    assert second.reason == "gate fired: persistence 2 (turn 1 restated C1)"
     assert "120" in second.intervention.text
 
 
@@ -176,7 +177,7 @@ def test_a_value_in_an_unrelated_sentence_does_not_veto(document):
              "answer_sids": [2], "predicted_answer": "12%", "evidence": ""}
     speak = {"action": "speak", "text": "Indoor temperatures fell by 12% [S2].",
              "topic": "the temperatures", "source": "", "quote_sids": [2]}
-    llm = ScriptedLLM([claim, claim, speak])
+    llm = StagedLLM([claim, claim, speak])
     bb = make(document, llm)
     bb.on_turn(turn(0, "Indoor temperatures fell by 40% over the summer."))
     second = bb.on_turn(turn(1, "Yeah, a 40% drop in summer temperatures indoors.", "S2"))

@@ -9,7 +9,7 @@ from typing import Any
 from app.events import AnswerDelta, Intervention, InterventionKind, Turn
 from app.floor import FloorFSM
 from tests.backbone.school import ABSTAIN, ALARM, PUPILS, TEXTS, backbone, reply
-from tests.backbone.scripted import CutOff, ScriptedLLM
+from tests.backbone.scripted import CutOff, ScriptedLLM, StagedLLM
 from tests.floor.script import Step, answer, delta, heard, receipt, room, run, turn, wake
 from tests.floor.script import iv as proactive_iv
 
@@ -117,7 +117,7 @@ TURNS = [turn("B", "The school has about 5,000 pupils, I think.", 0.0, 2.0, inde
 
 def proactive(generated: dict[str, object]) -> tuple[Intervention | None, list[str]]:
     """Two wrong turns and the correction the backbone decides on, played by the floor."""
-    bb = backbone(ScriptedLLM([WRONG, WRONG, generated]))
+    bb = backbone(StagedLLM([WRONG, WRONG, generated]))
     decisions = [bb.on_turn(t) for t in TURNS]
     iv = decisions[-1].intervention
     steps: list[Step] = room(0.0, 12.0, speech=[(0.0, 2.0), (2.5, 4.5)])
