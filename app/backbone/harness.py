@@ -500,7 +500,7 @@ class Backbone:
             return
         for turn in earlier:
             if any(self.ledger.find(p.verdict()) is claim for p in turn.found):
-                self.ledger.raised_before(claim, turn.index)
+                self.ledger.raised_by(claim, turn.index)
 
     def _left_standing(self) -> Claim | None:
         """A claim a detector confirmed, still waiting at the gate, that the participant
@@ -604,13 +604,14 @@ class Backbone:
             return Decision(index, "silent", f"C{claim.cid} settled before turn {at}",
                             latency_ms=latency)
         if restated:
-            self.ledger.restated(claim, at)
+            self.ledger.raised_by(claim, at)
+            how = f"turn {at} restated C{claim.cid}"
         else:
             self.ledger.stood(claim, at)
+            how = f"turn {at} let C{claim.cid} stand"
         self._observed = claim
         gate = self.ledger.gate(claim, at)
-        how = "restated" if restated else "let"
-        why = f"{gate.reason} (turn {at} {how} C{claim.cid}{'' if restated else ' stand'})"
+        why = f"{gate.reason} ({how})"
         if not gate.fire:
             return Decision(index, "silent", why, claim=claim.text, latency_ms=latency)
         return self._intervene(index, claim, head, latency, why)
@@ -624,6 +625,8 @@ class Backbone:
         if not self.settings.ledger.count_restated or contains_question(text):
             return None
         waiting = self._may_stand()
+        if not waiting:
+            return None  # nothing to look up (finding a claim may embed its wording)
         line = self.transcript.lines[-1]
         for proposal in found:
             claim = self.ledger.find(proposal.verdict()) if proposal.said else None

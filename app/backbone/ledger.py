@@ -136,20 +136,15 @@ class ClaimLedger:
         claim.persistence += 1
         return Observation(claim, "count")
 
-    def raised_before(self, claim: Claim, turn: int) -> None:
-        """A turn before the one observed raised the open claim too (a detector flagged it
-        there, and the observed verdict confirmed it): it counts as a mention would."""
+    def raised_by(self, claim: Claim, turn: int) -> None:
+        """Another turn raised the open claim too, in the words a detector flagged it by
+        (an earlier turn of the batch the verdict confirmed it on, or a later turn that
+        says it again): it counts as a mention would, once."""
         if not claim.open or turn in claim.raised_turns or turn in claim.stood_turns:
             return
         bisect.insort(claim.raised_turns, turn)
         claim.opened_turn = min(claim.opened_turn, turn)
-        claim.persistence += 1
-
-    def restated(self, claim: Claim, turn: int) -> None:
-        """A later turn said the open claim again in the words a detector flagged it by:
-        a mention of it, counted without a verdict."""
-        claim.raised_turns.append(turn)
-        claim.last_mention = turn
+        claim.last_mention = max(claim.last_mention, turn)
         claim.persistence += 1
 
     def stood(self, claim: Claim, turn: int) -> None:

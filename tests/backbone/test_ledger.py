@@ -245,11 +245,11 @@ def test_a_turn_of_the_same_batch_that_raised_the_claim_counts_once_in_order() -
     ledger = ClaimLedger(LedgerSettings(), overlap)
     claim = ledger.observe(7, wrong()).claim
     assert claim is not None
-    ledger.raised_before(claim, 6)
-    ledger.raised_before(claim, 6)  # the same turn again: no second count
+    ledger.raised_by(claim, 6)
+    ledger.raised_by(claim, 6)  # the same turn again: no second count
     assert (claim.raised_turns, claim.persistence, claim.last_counted) == ([6, 7], 2, 7)
     assert claim.opened_turn == 6
     assert ledger.gate(claim, 7).fire
     ledger.close(claim.cid, 8, "S2")
-    ledger.raised_before(claim, 5)  # a closed claim is not counted
+    ledger.raised_by(claim, 5)  # a closed claim is not counted
     assert (claim.raised_turns, claim.persistence) == ([6, 7], 0)
