@@ -202,6 +202,13 @@ class UtteranceSettings:
     # open-question detector finds for it holds at least this share of its content words
     # (0-1). 0: the model answers them.
     quote_any_coverage: float = 0.8
+    # A direct question those thresholds leave to the model is answered with the words of
+    # the sentences the model picks for it from those it was shown (at most
+    # ``max_sentences_picked``), not with text it writes: a reply of a few tokens instead
+    # of sentences (seconds on a CPU), never a clipped or spliced sentence. False: the
+    # model writes the answer.
+    quote_model_picks: bool = True
+    max_sentences_picked: int = 2
     # An open question the room left (a gap the gate passed) is answered the same way,
     # with the same two thresholds, from the sentence the open-question detector found;
     # else the model writes the intervention. False: the model writes it.

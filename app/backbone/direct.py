@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,6 +216,37 @@ def quote_answer(document: Any, question: str, pool: Sequence[SentenceLike],
         return None
     quote = quoted(document, [best.sid])
     return DirectAnswer("answer", quote.text, quote.sids)
+
+
+def picked_answer(document: Any, data: dict[str, Any] | None, question: str,
+                  shown: Collection[int] | None, settings: UtteranceSettings
+                  ) -> DirectAnswer:
+    """The answer said as the words of the sentences the model picked for the question
+    (``direct_pick_schema``). Only sentences it was shown count (``shown``; None: the
+    whole document was), and not the document's title (it names the subject, it answers
+    nothing). A
+    question asking for a date, a share or a quantity is answered from the first picked
+    sentence that gives one, and is an abstention when none does. A reply that broke off,
+    or a skip, says nothing."""
+    if data is None or data.get("action") == "skip":
+        return DirectAnswer("skip", "", ())
+    raw = data.get("quote_sids")
+    sids = [s for s in valid_sids(document, raw if isinstance(raw, list) else [])
+            if (shown is None or s in shown) and not _is_title(document, s)]
+    asked = asked_for(question) if settings.direct_value_check else Asked.ANY
+    giving = [i for i, s in enumerate(sids) if gives(document.get(s).text, asked)]
+    if data.get("action") != "answer" or not giving:
+        return DirectAnswer("abstain", of_the_documents(settings.abstain_text, document), ())
+    quote = quoted(document, sids[giving[0]:][: settings.max_sentences_picked])
+    return DirectAnswer("answer", quote.text, quote.sids)
+
+
+def _is_title(document: Any, sid: int) -> bool:
+    def plain(text: str) -> str:
+        return " ".join(spoken_words(text))
+
+    title = plain(getattr(document, "title", ""))
+    return bool(title) and plain(document.get(sid).text) == title
 
 
 def quoted(document: Any, sids: Sequence[int]) -> Checked:

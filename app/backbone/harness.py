@@ -331,12 +331,13 @@ class Backbone:
         answer = direct_stage.quote_answer(
             self.document, without_address(question.text), self.proposer.sentences(candidates),
             self.proposer.facts, utterance.quote_direct_coverage, utterance.quote_any_coverage)
-        quote = answer is not None
+        streamed = answer is None and not utterance.quote_model_picks
         if answer is None:
             answer = self._answer_by_model(question, context, candidates, generation, seq,
                                            on_delta)
         cites = citations(self.document, answer.sids, self._lower)
-        if quote and on_delta is not None:  # said at once, as one checked sentence
+        if not streamed and answer.action == "answer" and on_delta is not None:
+            # said at once, as the document's checked sentences
             on_delta(AnswerDelta(generation, next(seq), answer.text, checked=True,
                                  citations=cites))
         text = answer.text
@@ -357,9 +358,11 @@ class Backbone:
     ) -> direct_stage.DirectAnswer:
         """The model's answer, its checked sentences streamed to ``on_delta`` as they come."""
         user = self._conversation(context) + self._direct_sentences(context, candidates)
-        user += prompts.direct_task(question.text, candidates,
-                                    self.settings.utterance.max_sentences_direct)
         complete = contains_question(question.text) and len(question.text.split()) >= 4
+        utterance = self.settings.utterance
+        if utterance.quote_model_picks:
+            return self._answer_by_picks(question, context, candidates, user, complete)
+        user += prompts.direct_task(question.text, candidates, utterance.max_sentences_direct)
         # Only sentences the checks passed are streamed to the floor: nothing unchecked is
         # ever said, and the final answer is what was streamed (plus the page hint).
         checked = direct_stage.CheckedAnswer(self.document, self.settings.utterance,
@@ -382,6 +385,24 @@ class Backbone:
                            schemas.direct_schema(allow_skip=not complete),
                            self.settings.llm.direct, forward, cancel=done)
         answer = checked.answer(reply.data)
+        if answer.action == "abstain":
+            answer = self._confirmed(question.text) or answer
+        return answer
+
+    def _answer_by_picks(self, question: Turn, context: Sequence[Line],
+                         candidates: Sequence[int], user: str, complete: bool
+                         ) -> direct_stage.DirectAnswer:
+        """The document's words for the sentences the model picks (``quote_model_picks``)."""
+        utterance = self.settings.utterance
+        limit = utterance.max_sentences_picked
+        user += prompts.direct_pick_task(question.text, candidates, limit)
+        reply = self._call("direct", self.system, user,
+                           schemas.direct_pick_schema(not complete, limit),
+                           self.settings.llm.direct)
+        shown = None if self.mode is ContextMode.FULL else {
+            *candidates, *shown_under(context)}
+        answer = direct_stage.picked_answer(self.document, reply.data, question.text, shown,
+                                            utterance)
         if answer.action == "abstain":
             answer = self._confirmed(question.text) or answer
         return answer

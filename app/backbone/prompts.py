@@ -146,6 +146,16 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
     return "\n".join(lines) + "\n"
 
 
+def direct_pick_task(question: str, candidates: Sequence[int], limit: int) -> str:
+    lines = ["TASK direct", f"Question: {question}"]
+    if candidates:
+        lines.append(f"Sentences found for it: {_sids(candidates)}")
+    lines.append(f"List in quote_sids the sentences (at most {limit}) that answer the "
+                 "question, the best first (action answer). If none of them answers it: "
+                 "action abstain, empty list.")
+    return "\n".join(lines) + "\n"
+
+
 def direct_task(question: str, candidates: Sequence[int], max_sentences: int) -> str:
     # Naming the abstention's wording here made small models copy it on answerable
     # questions; the harness supplies the wording.

@@ -89,6 +89,15 @@ def direct_schema(allow_skip: bool) -> dict[str, Any]:
     return {**DIRECT, "properties": {**DIRECT["properties"], "action": action}}
 
 
+def direct_pick_schema(allow_skip: bool, limit: int) -> dict[str, Any]:
+    """A direct answer said in the document's words: the model only picks the sentences
+    (at most ``limit``), then says whether they answer the question."""
+    direct = direct_schema(allow_skip)
+    sids = {**DIRECT["properties"]["quote_sids"], "maxItems": limit}
+    properties = {"quote_sids": sids, "action": direct["properties"]["action"]}
+    return {**DIRECT, "properties": properties, "required": ["quote_sids", "action"]}
+
+
 def monitor_schema(with_evidence: bool) -> dict[str, Any]:
     """Focused mode drops ``evidence`` (the harness keeps the utterance itself): fewer
     tokens to decode on a CPU, nothing the gate needs."""

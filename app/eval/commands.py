@@ -136,6 +136,7 @@ WITHOUT: dict[str, Callable[[Any], Any]] = {
     "quote-corrections": _utterance(quote_corrections=False),
     "quote-direct": _utterance(quote_direct_coverage=0.0),
     "quote-any": _utterance(quote_any_coverage=0.0),
+    "quote-picks": _utterance(quote_model_picks=False),
     "quote-gaps": _utterance(quote_open_questions=False),
     "quote-covering": _utterance(quote_covering_answers=False),
     "quote-denials": _utterance(quote_denials=False),

@@ -7,6 +7,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.backbone.utterance import clean_text
 from app.events import Citation, Intent
 from app.session.delivery import Delivery
 from app.session.export import ExportFormat
@@ -107,8 +108,15 @@ def _question(meeting: Meeting, q: OpenQuestion) -> Item:
     body = f"\u201c{q.raised.question}\u201d ({turn_refs(meeting, [turn.index])})"
     subs: tuple[str, ...] = ()
     if q.answered_by_document:
-        subs = (f"The document answers: {q.answer}", *(_cited(c) for c in q.citations))
+        head = ("The document answers in its own words:" if _in_own_words(q)
+                else f"The document answers: {q.answer}")
+        subs = (head, *(_cited(c) for c in q.citations))
     return Item(turn.speaker, body, subs)
+
+
+def _in_own_words(q: OpenQuestion) -> bool:
+    """The answer says its cited sentences word for word: the citations below say it."""
+    return all(clean_text(c.text).rstrip(". ") in q.answer for c in q.citations)
 
 
 def _action(meeting: Meeting, a: ActionItem) -> Item:

@@ -32,10 +32,12 @@ def school() -> DocumentIndex:
 def backbone(llm: ScriptedLLM, document: DocumentIndex | None = None,
              quote_direct: bool = False, **ledger: Any) -> Backbone:
     """``quote_direct``: a question may be answered and a correction said with a document
-    sentence, no model call (off here: these tests are about the model's replies)."""
+    sentence, no model call, and the model only picks a direct answer's sentences (off
+    here: these tests are about the model's replies)."""
     ledger.setdefault("screen_turns", False)
     utterance = UtteranceSettings() if quote_direct else UtteranceSettings(
-        quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False)
+        quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False,
+        quote_model_picks=False)
     settings = Settings(llm=LLMSettings(context_mode=ContextMode.FOCUSED), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     document = document or school()

@@ -44,12 +44,12 @@ def document() -> DocumentIndex:
 
 def make(document, llm, mode=ContextMode.FOCUSED, quote_direct=False, **ledger) -> Backbone:
     """``quote_direct``: a question may be answered and a correction said with a document
-    sentence, no model call (off unless a test asks: most tests are about the model's
-    replies)."""
+    sentence, no model call, and the model only picks a direct answer's sentences (off
+    unless a test asks: most tests are about the model's replies)."""
     ledger.setdefault("screen_turns", False)
     utterance = UtteranceSettings() if quote_direct else UtteranceSettings(
         quote_direct_coverage=0.0, quote_any_coverage=0.0, quote_corrections=False,
-        quote_covering_answers=False)
+        quote_covering_answers=False, quote_model_picks=False)
     settings = Settings(llm=LLMSettings(context_mode=mode), utterance=utterance,
                         ledger=dataclasses.replace(LedgerSettings(), **ledger))
     return Backbone(document, llm, settings, WordOverlap(), search=lexical_search(document))

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from app.backbone import schemas
+from app.backbone.utterance import clean_text
 from app.events import Turn
 from app.settings import (
     ContextMode,
@@ -71,18 +72,20 @@ def document():
     return open_document(PDF)
 
 
-def make(document, backend, mode):
+def make(document, backend, mode, picks=False):
     from app.backbone import Backbone
     from app.backbone.retrieval import lexical_search
 
     # The model proposes every closure and writes every direct answer and correction
-    # here, so its self-repair, generation and direct replies are checked too.
+    # here (``picks``: it picks a direct answer's sentences instead), so its self-repair,
+    # generation and direct replies are checked too.
     settings = Settings(llm=LLMSettings(context_mode=mode, context_tokens=4096),
                         ledger=LedgerSettings(patience=Patience.ENTHUSIASTIC,
                                               guard_closes_corrections=False),
                         utterance=UtteranceSettings(quote_direct_coverage=0.0,
                                                     quote_any_coverage=0.0,
-                                                    quote_corrections=False))
+                                                    quote_corrections=False,
+                                                    quote_model_picks=picks))
     llm = Recording(backend)
     bb = Backbone(document, llm, settings, search=lexical_search(document))
     return bb, llm
@@ -136,6 +139,19 @@ def test_full_mode_monitor_and_direct_answer_over_the_whole_document(document, b
     validate_replies(llm)
     assert_resolvable(document, answer)
     check_direct(bb, answer)
+
+
+def test_picked_direct_answer_is_the_documents_sentences(document, backend):
+    bb, llm = make(document, backend, ContextMode.FOCUSED, picks=True)
+    answer = bb.answer_direct(Turn("Alex", "How long did the pilot run?", 0.0, 3.0, True, 0))
+    (stage, data), = llm.replies
+    limit = bb.settings.utterance.max_sentences_picked
+    jsonschema.validate(data, schemas.direct_pick_schema(False, limit))
+    check_direct(bb, answer)
+    if answer.intent == "answer":  # the cited sentences, word for word
+        said = answer.text.split(" You'll find this on page")[0]
+        assert said.startswith("The document says: ")
+        assert all(clean_text(c.text).rstrip(".") in said for c in answer.citations)
 
 
 def check_direct(bb, answer):

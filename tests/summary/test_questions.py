@@ -7,6 +7,7 @@ import pytest
 
 from app.backbone.retrieval import lexical_search
 from app.document import open_document
+from app.settings import Settings, UtteranceSettings
 from app.summary.meeting import SpokenTurn, read_meeting
 from app.summary.questions import (
     DocumentAnswers,
@@ -75,14 +76,23 @@ def test_a_question_the_agent_answered_aloud_is_not_open(tmp_path):
 
 def test_the_document_answers_with_its_sentence_and_page(meeting, answerer):
     answers, llm = answerer
-    llm.queue({"quote_sids": [4], "text": "The pilot cost 2.1 million euros over three years.",
-               "action": "answer"})
+    llm.queue({"quote_sids": [4], "action": "answer"})
     [q] = look_up(open_questions(meeting, WINDOW), meeting, answers, limit=5)
     assert q.answered_by_document and q.looked_up
-    assert q.answer == "The pilot cost 2.1 million euros over three years."
+    assert q.answer == "The document says: The pilot cost 2.1 million euros over three years."
     assert [(c.sid, c.page) for c in q.citations] == [(4, 1)]
     assert llm.stages() == ["direct"]
     assert "How much did the pilot cost in the end?" in llm.requests[0].user
+
+
+def test_an_answer_the_model_writes_is_said_as_written(tmp_path, meeting):
+    document = open_document(write_document(tmp_path))
+    llm = ScriptedLLM([{"quote_sids": [4], "action": "answer",
+                        "text": "The pilot cost 2.1 million euros over three years."}])
+    written = Settings(utterance=UtteranceSettings(quote_model_picks=False))
+    answers = DocumentAnswers(document, llm, written, search=lexical_search(document))
+    [q] = look_up(open_questions(meeting, WINDOW), meeting, answers, limit=5)
+    assert q.answer == "The pilot cost 2.1 million euros over three years."
 
 
 def test_the_document_does_not_answer_when_the_model_abstains(meeting, answerer):
@@ -92,10 +102,12 @@ def test_the_document_does_not_answer_when_the_model_abstains(meeting, answerer)
     assert q.looked_up and not q.answered_by_document and q.citations == ()
 
 
-def test_an_answer_its_citation_does_not_carry_is_no_answer(meeting, answerer):
-    answers, llm = answerer
-    llm.queue({"quote_sids": [4], "text": "The pilot cost nine hundred thousand dollars in "
-               "federal grants.", "action": "answer"})
+def test_an_answer_its_citation_does_not_carry_is_no_answer(tmp_path, meeting):
+    document = open_document(write_document(tmp_path))
+    llm = ScriptedLLM([{"quote_sids": [4], "text": "The pilot cost nine hundred thousand "
+                        "dollars in federal grants.", "action": "answer"}])
+    written = Settings(utterance=UtteranceSettings(quote_model_picks=False))
+    answers = DocumentAnswers(document, llm, written, search=lexical_search(document))
     [q] = look_up(open_questions(meeting, WINDOW), meeting, answers, limit=5)
     assert not q.answered_by_document
 

@@ -8,8 +8,11 @@ import re
 
 import pytest
 
+from app.events import Citation
 from app.session.export import ExportFormat
-from app.summary.render import clock, render, to_html, to_markdown
+from app.summary.meeting import SpokenTurn, read_meeting
+from app.summary.questions import OpenQuestion, RaisedQuestion
+from app.summary.render import _question, clock, render, to_html, to_markdown
 from app.summary.run import default_out, summarize_record
 from tests.backbone.scripted import ScriptedLLM
 from tests.summary.meetings import write_document, write_record
@@ -23,8 +26,7 @@ POINTS = {"points": [
 ]}
 ACTIONS = {"actions": [{"who": "Maya", "what": "send the cost figures to the council",
                         "when": "by Friday", "turn": 6}]}
-ANSWER = {"quote_sids": [4], "text": "The pilot cost 2.1 million euros over three years.",
-          "action": "answer"}
+ANSWER = {"quote_sids": [4], "action": "answer"}  # the model picks the answer's sentence
 
 
 def run(tmp_path, out_name: str, heard: str | None = "finished"):
@@ -62,8 +64,8 @@ def test_markdown_holds_every_section_with_turns_and_times(tmp_path):
     assert "### The document answers" in questions
     assert "**Maya**: \u201cHow much did the pilot cost in the end?\u201d (turn 4, 00:20)" \
         in questions
-    assert "The document answers: The pilot cost 2.1 million euros over three years." \
-        in questions
+    assert ("The document answers in its own words:\n  - The document, page 1: \u201cThe "
+            "pilot cost 2.1 million euros over three years.\u201d") in questions
     assert section(text, "Action items").strip() == (
         "- **Maya**: send the cost figures to the council \u2014 by Friday (turn 6, 00:30)")
     transcript = section(text, "Transcript")
@@ -108,3 +110,18 @@ def test_the_summary_goes_beside_the_record_by_default(tmp_path):
     record = tmp_path / "20250101-meeting.jsonl"
     assert default_out(record) == tmp_path / "20250101-meeting.summary.md"
     assert default_out(record, ExportFormat.HTML).suffix == ".html"
+
+
+def test_an_answer_in_other_words_than_its_citation_is_shown_with_it(tmp_path):
+    asked = RaisedQuestion(SpokenTurn(4, "Maya", "How much did it cost?", 20.0, 22.0),
+                           "How much did it cost?")
+    cite = Citation(4, 1, "The pilot cost 2.1 million euros over three years.")
+    meeting = read_meeting(write_record(tmp_path))
+    written = _question(meeting, OpenQuestion(asked, "It cost 2.1 million euros.", (cite,),
+                                              looked_up=True))
+    assert written.subs[0] == "The document answers: It cost 2.1 million euros."
+    quoted = _question(meeting, OpenQuestion(
+        asked, "The document says: The pilot cost 2.1 million euros over three years.",
+        (cite,), looked_up=True))
+    assert quoted.subs[0] == "The document answers in its own words:"
+    assert len(quoted.subs) == len(written.subs) == 2
