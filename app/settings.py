@@ -209,6 +209,9 @@ class UtteranceSettings:
     # model writes the answer.
     quote_model_picks: bool = True
     max_sentences_picked: int = 2
+    # A picked sentence after the first is said only while the answer stays within this
+    # many words (about 20 s of speech): two long sentences took 48 s to say live.
+    max_words_picked: int = 50
     # An open question the room left (a gap the gate passed) is answered the same way,
     # with the same two thresholds, from the sentence the open-question detector found;
     # else the model writes the intervention. False: the model writes it.

@@ -224,10 +224,10 @@ def picked_answer(document: Any, data: dict[str, Any] | None, question: str,
     """The answer said as the words of the sentences the model picked for the question
     (``direct_pick_schema``). Only sentences it was shown count (``shown``; None: the
     whole document was), and not the document's title (it names the subject, it answers
-    nothing). A
-    question asking for a date, a share or a quantity is answered from the first picked
-    sentence that gives one, and is an abstention when none does. A reply that broke off,
-    or a skip, says nothing."""
+    nothing). A question asking for a date, a share or a quantity is answered from the
+    first pick that gives one, and is an abstention when none does. That first one is
+    always said, the next ones only while the answer stays within ``max_words_picked``.
+    A reply that broke off, or a skip, says nothing."""
     if data is None or data.get("action") == "skip":
         return DirectAnswer("skip", "", ())
     raw = data.get("quote_sids")
@@ -237,7 +237,11 @@ def picked_answer(document: Any, data: dict[str, Any] | None, question: str,
     giving = [i for i, s in enumerate(sids) if gives(document.get(s).text, asked)]
     if data.get("action") != "answer" or not giving:
         return DirectAnswer("abstain", of_the_documents(settings.abstain_text, document), ())
-    quote = quoted(document, sids[giving[0]:][: settings.max_sentences_picked])
+    said = sids[giving[0]:][: settings.max_sentences_picked]
+    while len(said) > 1 and sum(len(document.get(s).text.split()) for s in said) > (
+            settings.max_words_picked):
+        said.pop()
+    quote = quoted(document, said)
     return DirectAnswer("answer", quote.text, quote.sids)
 
 

@@ -138,3 +138,15 @@ def test_the_value_check_can_be_left_out():
     answer = picked_answer(report(), picks([4]), PUPILS, None, loose)
     assert answer == DirectAnswer("answer", LEAD + TEXTS[3], (4,))
     assert picked_answer(report(), picks([4]), PUPILS, None, PICKS).action == "abstain"
+
+
+def test_a_second_pick_is_said_only_while_the_answer_stays_short():
+    both = len(TEXTS[0].split()) + len(TEXTS[1].split())  # 8 + 10 words
+    roomy = dataclasses.replace(PICKS, max_words_picked=both)
+    tight = dataclasses.replace(PICKS, max_words_picked=both - 1)
+    question = "Jarvis, what does the report say?"
+    assert picked_answer(report(), picks([1, 2]), question, None, roomy).sids == (1, 2)
+    assert picked_answer(report(), picks([1, 2]), question, None, tight).sids == (1,)
+    long_first = dataclasses.replace(PICKS, max_words_picked=3)  # the first is said whole
+    assert picked_answer(report(), picks([1, 2]), question, None, long_first).text == (
+        LEAD + TEXTS[0])
