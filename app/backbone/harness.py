@@ -395,7 +395,7 @@ class Backbone:
         """The document's words for the sentences the model picks (``quote_model_picks``)."""
         utterance = self.settings.utterance
         limit = utterance.max_sentences_picked
-        user += prompts.direct_pick_task(question.text, candidates, limit)
+        user += prompts.direct_task(question.text, candidates, limit, picks=True)
         reply = self._call("direct", self.system, user,
                            schemas.direct_pick_schema(not complete, limit),
                            self.settings.llm.direct)

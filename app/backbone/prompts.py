@@ -146,23 +146,21 @@ def generate_task(intent: str, claim: str, evidence: str, sids: Sequence[int],
     return "\n".join(lines) + "\n"
 
 
-def direct_pick_task(question: str, candidates: Sequence[int], limit: int) -> str:
-    lines = ["TASK direct", f"Question: {question}"]
-    if candidates:
-        lines.append(f"Sentences found for it: {_sids(candidates)}")
-    lines.append(f"List in quote_sids the sentences (at most {limit}) that answer the "
-                 "question, the best first (action answer). If none of them answers it: "
-                 "action abstain, empty list.")
-    return "\n".join(lines) + "\n"
-
-
-def direct_task(question: str, candidates: Sequence[int], max_sentences: int) -> str:
+def direct_task(question: str, candidates: Sequence[int], limit: int,
+                picks: bool = False) -> str:
+    """Answer in at most ``limit`` sentences, or with ``picks`` list at most ``limit``
+    sentence IDs whose words will be said."""
     # Naming the abstention's wording here made small models copy it on answerable
     # questions; the harness supplies the wording.
     lines = ["TASK direct", f"Question: {question}"]
     if candidates:
         lines.append(f"Sentences found for it: {_sids(candidates)}")
-    lines.append(f"Answer in at most {max_sentences} short sentences using these sentences, and "
-                 "list the ones you used in quote_sids (action answer). If none of them "
-                 "answers it: action abstain, empty text.")
+    if picks:
+        lines.append(f"List in quote_sids the sentences (at most {limit}) that answer the "
+                     "question, the best first (action answer). If none of them answers "
+                     "it: action abstain, empty list.")
+    else:
+        lines.append(f"Answer in at most {limit} short sentences using these sentences, "
+                     "and list the ones you used in quote_sids (action answer). If none of "
+                     "them answers it: action abstain, empty text.")
     return "\n".join(lines) + "\n"

@@ -69,6 +69,7 @@ def test_the_model_is_asked_for_sentences_only():
     assert schema is not None and set(schema["properties"]) == {"quote_sids", "action"}
     assert schema["properties"]["quote_sids"]["maxItems"] == PICKS.max_sentences_picked
     assert "text" not in schema["required"]
+    assert "List in quote_sids the sentences (at most 2)" in llm.requests[0].user
 
 
 def test_no_more_than_the_limit_is_said_in_the_models_order():
