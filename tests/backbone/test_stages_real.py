@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from app.backbone import schemas
-from app.backbone.utterance import clean_text
+from app.backbone.direct import quoted
 from app.events import Turn
 from app.settings import (
     ContextMode,
@@ -143,15 +143,16 @@ def test_full_mode_monitor_and_direct_answer_over_the_whole_document(document, b
 
 def test_picked_direct_answer_is_the_documents_sentences(document, backend):
     bb, llm = make(document, backend, ContextMode.FOCUSED, picks=True)
-    answer = bb.answer_direct(Turn("Alex", "How long did the pilot run?", 0.0, 3.0, True, 0))
+    deltas = []
+    answer = bb.answer_direct(Turn("Alex", "How long did the pilot run?", 0.0, 3.0, True, 0),
+                              deltas.append)
     (stage, data), = llm.replies
     limit = bb.settings.utterance.max_sentences_picked
     jsonschema.validate(data, schemas.direct_pick_schema(False, limit))
     check_direct(bb, answer)
-    if answer.intent == "answer":  # the cited sentences, word for word
-        said = answer.text.split(" You'll find this on page")[0]
-        assert said.startswith("The document says: ")
-        assert all(clean_text(c.text).rstrip(".") in said for c in answer.citations)
+    if answer.intent == "answer":  # what the floor plays: the cited sentences' own words
+        said = [d.text for d in deltas if d.checked and d.text]
+        assert said == [quoted(document, [c.sid for c in answer.citations]).text]
 
 
 def check_direct(bb, answer):
