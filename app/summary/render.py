@@ -7,7 +7,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.backbone.utterance import clean_text
+from app.backbone.utterance import clean_text, spoken_numbers
 from app.events import Citation, Intent
 from app.session.delivery import Delivery
 from app.session.export import ExportFormat
@@ -115,8 +115,10 @@ def _question(meeting: Meeting, q: OpenQuestion) -> Item:
 
 
 def _in_own_words(q: OpenQuestion) -> bool:
-    """The answer says its cited sentences word for word: the citations below say it."""
-    return all(clean_text(c.text).rstrip(". ") in q.answer for c in q.citations)
+    """The answer says its cited sentences word for word, as spoken ("38 percent" said as
+    "38%"): the citations below say it."""
+    return all(spoken_numbers(clean_text(c.text)).rstrip(". ") in q.answer
+               for c in q.citations)
 
 
 def _action(meeting: Meeting, a: ActionItem) -> Item:

@@ -8,8 +8,10 @@ import re
 
 import pytest
 
+from app.backbone.utterance import assemble
 from app.events import Citation
 from app.session.export import ExportFormat
+from app.settings import UtteranceStyle
 from app.summary.meeting import SpokenTurn, read_meeting
 from app.summary.questions import OpenQuestion, RaisedQuestion
 from app.summary.render import _question, clock, render, to_html, to_markdown
@@ -125,3 +127,17 @@ def test_an_answer_in_other_words_than_its_citation_is_shown_with_it(tmp_path):
         (cite,), looked_up=True))
     assert quoted.subs[0] == "The document answers in its own words:"
     assert len(quoted.subs) == len(written.subs) == 2
+
+
+def test_an_answer_in_the_documents_words_is_its_citation_also_with_its_numbers_spoken(
+        tmp_path):
+    sentence = "Energy used for cooling fell by 14 percent over the summer."
+    answer = assemble("", f"The document says: {sentence}", None, UtteranceStyle.OFF,
+                      preface=False)  # as the summary's direct path says it
+    asked = RaisedQuestion(SpokenTurn(4, "Maya", "How much less energy?", 20.0, 22.0),
+                           "How much less energy?")
+    meeting = read_meeting(write_record(tmp_path))
+    item = _question(meeting, OpenQuestion(asked, answer, (Citation(3, 1, sentence),),
+                                           looked_up=True))
+    assert item.subs[0] == "The document answers in its own words:"
+
